@@ -1,0 +1,21 @@
+#pragma once
+#include "backends/backend.hpp"
+
+namespace assay {
+
+// The CPU backend: a blocked, multithreaded fp32-accumulate GEMM, output rounded to the
+// input dtype like the GPU backends. What CPU-only runs measure.
+class CpuGemmBackend final : public Backend {
+ public:
+  std::string name() const override { return "cpu"; }
+  std::string description() const override { return "multithreaded blocked CPU reference (fp32 accumulate)"; }
+  Target target() const override { return Target::cpu; }
+  bool supports(const std::string& workload, DType) const override { return workload == "gemm"; }
+  std::unique_ptr<Instance> instantiate(const Problem& problem,
+                                        const std::vector<HostTensor>& inputs) const override;
+};
+
+// C = A * B in fp32 on the host, for row-major float arrays (exposed for tests).
+void cpu_gemm_f32(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, float* c);
+
+}  // namespace assay

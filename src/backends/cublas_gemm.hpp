@@ -1,0 +1,21 @@
+#pragma once
+#include "backends/backend.hpp"
+
+namespace assay {
+
+// cuBLAS through cublasGemmEx, loaded at run time (libcublas.so.13) so that the assay
+// binary starts where cuBLAS is missing and says so. fp32: CUBLAS_COMPUTE_32F with the
+// default math mode, i.e. TF32 off; fp16/bf16: fp32 compute, default math (as PyTorch).
+class CublasGemmBackend final : public Backend {
+ public:
+  std::string name() const override { return "cublas"; }
+  std::string description() const override { return "cuBLAS cublasGemmEx (TF32 off, fp32 compute)"; }
+  Target target() const override { return Target::cuda; }
+  bool supports(const std::string& workload, DType) const override { return workload == "gemm"; }
+  std::string unavailable_reason() const override;
+  std::string library_version() const override;
+  std::unique_ptr<Instance> instantiate(const Problem& problem,
+                                        const std::vector<HostTensor>& inputs) const override;
+};
+
+}  // namespace assay

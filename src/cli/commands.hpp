@@ -1,0 +1,16 @@
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace assay::cli {
+
+// Each subcommand registers itself on the app and returns the action that runs it; the
+// action returns the process exit code.
+using Action = std::function<int()>;
+Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool check_only);
+Action add_list_command(CLI::App& app);
+
+}  // namespace assay::cli

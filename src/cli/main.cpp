@@ -1,0 +1,49 @@
+// assay: trustworthy GPU performance engineering. Thin: parse, call the library, print.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "assay/version.hpp"
+
+int main(int argc, char** argv) {
+  using assay::ExitCode;
+  const std::vector<std::string> args(argv, argv + argc);
+  CLI::App app{"assay: check, measure and compare GPU kernels against the vendor libraries"};
+  app.set_version_flag("--version", std::string(assay::kVersion) + " (" + assay::kBuildCommit + ")");
+  app.require_subcommand(1);
+  std::vector<std::pair<CLI::App*, assay::cli::Action>> actions;
+  {
+    auto* run = app.add_subcommand("run", "check, then measure every case of a suite and write the results");
+    actions.emplace_back(run, assay::cli::add_run_command(*run, args, false));
+    auto* check = app.add_subcommand("check", "correctness only: run every case once against the fp64 oracle");
+    actions.emplace_back(check, assay::cli::add_run_command(*check, args, true));
+    auto* list = app.add_subcommand("list", "list workloads, backends and devices found here");
+    actions.emplace_back(list, assay::cli::add_list_command(*list));
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "assay: " << e.what() << " (see --help)\n";
+    return static_cast<int>(ExitCode::bad_input);
+  }
+  for (auto& [sub, action] : actions) {
+    if (!sub->parsed()) continue;
+    try {
+      return action();
+    } catch (const assay::Error& e) {
+      std::cerr << "assay: error: " << e.what() << "\n";
+      return static_cast<int>(e.code());
+    } catch (const std::exception& e) {
+      std::cerr << "assay: internal error: " << e.what() << "\n";
+      return static_cast<int>(ExitCode::internal);
+    }
+  }
+  return static_cast<int>(ExitCode::bad_input);
+}

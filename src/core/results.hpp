@@ -1,0 +1,122 @@
+#pragma once
+// The results document: one per run, schema "assay.results" version kResultsSchemaVersion
+// (docs/results-schema.md). Plain structs; JSON conversion lives in results_json.cpp.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stats/summary.hpp"
+
+namespace assay {
+
+inline constexpr int kResultsSchemaVersion = 1;
+inline constexpr const char* kResultsSchemaName = "assay.results";
+
+struct DeviceRecord {
+  std::string kind = "cpu";  // "cuda" or "cpu"
+  int index = -1;
+  std::string name;
+  std::string uuid;
+  std::string compute_capability;  // "9.0"
+  int sm_count = 0;
+  std::uint64_t memory_bytes = 0;
+  std::uint64_t l2_bytes = 0;
+  int max_sm_clock_mhz = 0;
+  int max_memory_clock_mhz = 0;
+  int memory_bus_width_bits = 0;
+  std::string driver_version;
+  std::string runtime_version;
+  int cpu_threads = 0;
+};
+
+struct RunRecord {
+  std::string schema = kResultsSchemaName;
+  int schema_version = kResultsSchemaVersion;
+  std::string assay_version;
+  std::string assay_build_commit;
+  std::string git_commit;  // of the working tree the run was started in; empty when none
+  bool git_dirty = false;
+  std::string started_utc;
+  std::string finished_utc;
+  std::string host;
+  std::vector<std::string> command_line;
+  std::string tag;
+  std::string suite_path;
+  std::string suite_name;
+  std::string suite_hash;
+  std::string mode;
+  DeviceRecord device;
+  std::map<std::string, std::string> libraries;  // name -> version
+  std::map<std::string, std::string> environment;  // the settings in force (math modes, seeds)
+};
+
+struct CheckRecord {
+  bool passed = false;
+  std::string oracle;  // "fp64-cpu" (all elements) or "fp64-cpu-sampled-rows"
+  std::string shape;   // e.g. "m=384,n=384,k=384"
+  std::uint64_t seed = 0;
+  double atol = 0, rtol = 0;
+  double max_abs = 0, max_rel = 0, rel_l2 = 0;
+  std::uint64_t fails = 0, checked = 0, nan_count = 0;
+  std::string first_failure;  // index, value and reference of the first failing element
+};
+
+struct MeasurementRecord {
+  std::string mode;  // cold | hot | graph | host | cpu
+  std::vector<double> samples_ns;
+  std::vector<double> sm_clock_mhz;  // per kept sample; empty when the sampler has no clock probe
+  std::uint64_t warmup_calls = 0;
+  std::uint64_t dropped_throttled = 0;
+  std::uint64_t calls_per_sample = 1;  // batch size (hot) or graph length (graph)
+  std::uint64_t input_sets = 1;        // input rotation (hot/graph when the inputs fit in L2)
+  std::string stop_reason;             // converged | max-samples | timeout
+  double elapsed_s = 0;
+  std::uint64_t l2_flush_bytes = 0;
+};
+
+struct DerivedRecord {
+  double flops = 0;
+  double min_bytes = 0;
+  double tflops = 0;
+  double gbs = 0;
+  double peak_tflops = 0;  // 0 when unknown
+  double pct_of_peak = 0;
+  std::string peak_source;
+};
+
+enum class CaseStatus { ok, check_failed, skipped, error };
+std::string case_status_name(CaseStatus s);
+std::optional<CaseStatus> parse_case_status(const std::string& s);
+
+struct CaseRecord {
+  std::string id;
+  std::string bench;
+  std::string workload;
+  std::string backend;
+  std::string variant;  // the backend's configuration chosen for this case
+  std::string dtype;
+  std::map<std::string, std::int64_t> params;
+  CaseStatus status = CaseStatus::error;
+  std::string reason;  // why a case is not ok
+  std::optional<CheckRecord> check;    // before timing, on the check shape
+  std::optional<CheckRecord> recheck;  // the output of the last timed call
+  std::optional<MeasurementRecord> measurement;
+  std::optional<stats::Summary> summary;  // only for ok cases
+  std::optional<DerivedRecord> derived;
+  std::string baseline;                      // baseline backend of the bench
+  std::optional<double> speedup_vs_baseline;  // baseline median / this median (>1: faster)
+  std::optional<double> baseline_median_ns;
+};
+
+struct ResultsDocument {
+  RunRecord run;
+  std::vector<CaseRecord> cases;
+};
+
+std::string to_json_text(const ResultsDocument& doc, int indent = 1);
+// Parses and validates a results document; throws InputError naming `origin` and the field.
+ResultsDocument parse_results_json(const std::string& text, const std::string& origin);
+
+}  // namespace assay

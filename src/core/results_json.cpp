@@ -1,0 +1,330 @@
+// JSON form of the results document. Writing is straightforward; reading checks the
+// schema name and version first and names the exact field of any bad value.
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+#include "core/results.hpp"
+
+namespace assay {
+using nlohmann::json;
+
+std::string case_status_name(CaseStatus s) {
+  switch (s) {
+    case CaseStatus::ok: return "ok";
+    case CaseStatus::check_failed: return "check-failed";
+    case CaseStatus::skipped: return "skipped";
+    case CaseStatus::error: return "error";
+  }
+  return "error";
+}
+
+std::optional<CaseStatus> parse_case_status(const std::string& s) {
+  for (auto st : {CaseStatus::ok, CaseStatus::check_failed, CaseStatus::skipped, CaseStatus::error})
+    if (case_status_name(st) == s) return st;
+  return std::nullopt;
+}
+
+namespace {
+
+json summary_json(const stats::Summary& s) {
+  return {{"n", s.n},           {"min", s.min},       {"max", s.max},       {"mean", s.mean},
+          {"stdev", s.stdev},   {"cv", s.cv},         {"median", s.median}, {"p5", s.p5},
+          {"p25", s.p25},       {"p75", s.p75},       {"p95", s.p95},       {"p99", s.p99},
+          {"median_ci_lo", s.median_ci.lo}, {"median_ci_hi", s.median_ci.hi},
+          {"median_ci_rel_halfwidth", std::isfinite(s.median_ci_rel_halfwidth)
+                                          ? json(s.median_ci_rel_halfwidth) : json(nullptr)}};
+}
+
+json check_json(const CheckRecord& c) {
+  return {{"passed", c.passed}, {"oracle", c.oracle},   {"shape", c.shape},
+          {"seed", c.seed},     {"atol", c.atol},       {"rtol", c.rtol},
+          {"max_abs", c.max_abs}, {"max_rel", c.max_rel}, {"rel_l2", c.rel_l2},
+          {"fails", c.fails},   {"checked", c.checked}, {"nan_count", c.nan_count},
+          {"first_failure", c.first_failure}};
+}
+
+json measurement_json(const MeasurementRecord& m) {
+  return {{"mode", m.mode},
+          {"samples_ns", m.samples_ns},
+          {"sm_clock_mhz", m.sm_clock_mhz},
+          {"warmup_calls", m.warmup_calls},
+          {"dropped_throttled", m.dropped_throttled},
+          {"calls_per_sample", m.calls_per_sample},
+          {"input_sets", m.input_sets},
+          {"stop_reason", m.stop_reason},
+          {"elapsed_s", m.elapsed_s},
+          {"l2_flush_bytes", m.l2_flush_bytes}};
+}
+
+json derived_json(const DerivedRecord& d) {
+  return {{"flops", d.flops},   {"min_bytes", d.min_bytes},     {"tflops", d.tflops},
+          {"gbs", d.gbs},       {"peak_tflops", d.peak_tflops}, {"pct_of_peak", d.pct_of_peak},
+          {"peak_source", d.peak_source}};
+}
+
+json device_json(const DeviceRecord& d) {
+  return {{"kind", d.kind},
+          {"index", d.index},
+          {"name", d.name},
+          {"uuid", d.uuid},
+          {"compute_capability", d.compute_capability},
+          {"sm_count", d.sm_count},
+          {"memory_bytes", d.memory_bytes},
+          {"l2_bytes", d.l2_bytes},
+          {"max_sm_clock_mhz", d.max_sm_clock_mhz},
+          {"max_memory_clock_mhz", d.max_memory_clock_mhz},
+          {"memory_bus_width_bits", d.memory_bus_width_bits},
+          {"driver_version", d.driver_version},
+          {"runtime_version", d.runtime_version},
+          {"cpu_threads", d.cpu_threads}};
+}
+
+json case_json(const CaseRecord& c) {
+  json j = {{"id", c.id},         {"bench", c.bench},     {"workload", c.workload},
+            {"backend", c.backend}, {"variant", c.variant}, {"dtype", c.dtype},
+            {"params", c.params}, {"status", case_status_name(c.status)},
+            {"reason", c.reason}, {"baseline", c.baseline}};
+  j["check"] = c.check ? check_json(*c.check) : json(nullptr);
+  j["recheck"] = c.recheck ? check_json(*c.recheck) : json(nullptr);
+  j["measurement"] = c.measurement ? measurement_json(*c.measurement) : json(nullptr);
+  j["summary_ns"] = c.summary ? summary_json(*c.summary) : json(nullptr);
+  j["derived"] = c.derived ? derived_json(*c.derived) : json(nullptr);
+  j["speedup_vs_baseline"] = c.speedup_vs_baseline ? json(*c.speedup_vs_baseline) : json(nullptr);
+  j["baseline_median_ns"] = c.baseline_median_ns ? json(*c.baseline_median_ns) : json(nullptr);
+  return j;
+}
+
+// Reads fields of one JSON object and names the full path of any missing or mistyped one.
+class Reader {
+ public:
+  Reader(const json& j, std::string path, const std::string& origin)
+      : j_(j), path_(std::move(path)), origin_(origin) {
+    if (!j_.is_object()) fail("", "expected an object");
+  }
+  template <class T>
+  T get(const char* key) const {
+    const auto it = j_.find(key);
+    if (it == j_.end()) fail(key, "missing");
+    try {
+      return it->template get<T>();
+    } catch (const nlohmann::json::exception&) {
+      fail(key, std::string("has the wrong type (") + it->type_name() + ")");
+    }
+  }
+  double get_number_or_null(const char* key, double null_value) const {
+    const auto it = j_.find(key);
+    if (it == j_.end()) fail(key, "missing");
+    if (it->is_null()) return null_value;
+    if (!it->is_number()) fail(key, "must be a number or null");
+    return it->get<double>();
+  }
+  const json* optional_object(const char* key) const {
+    const auto it = j_.find(key);
+    if (it == j_.end()) fail(key, "missing");
+    if (it->is_null()) return nullptr;
+    return &*it;
+  }
+  Reader child(const char* key) const {
+    const auto it = j_.find(key);
+    if (it == j_.end()) fail(key, "missing");
+    return Reader(*it, path_ + "." + key, origin_);
+  }
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw InputError(origin_ + ": field '" + path_ + (key.empty() ? "" : "." + key) + "' " + what);
+  }
+
+ private:
+  const json& j_;
+  std::string path_;
+  const std::string& origin_;
+};
+
+stats::Summary read_summary(const Reader& r) {
+  stats::Summary s;
+  s.n = r.get<std::size_t>("n");
+  s.min = r.get<double>("min");
+  s.max = r.get<double>("max");
+  s.mean = r.get<double>("mean");
+  s.stdev = r.get<double>("stdev");
+  s.cv = r.get<double>("cv");
+  s.median = r.get<double>("median");
+  s.p5 = r.get<double>("p5");
+  s.p25 = r.get<double>("p25");
+  s.p75 = r.get<double>("p75");
+  s.p95 = r.get<double>("p95");
+  s.p99 = r.get<double>("p99");
+  s.median_ci.lo = r.get<double>("median_ci_lo");
+  s.median_ci.hi = r.get<double>("median_ci_hi");
+  s.median_ci_rel_halfwidth =
+      r.get_number_or_null("median_ci_rel_halfwidth", std::numeric_limits<double>::infinity());
+  return s;
+}
+
+CheckRecord read_check(const Reader& r) {
+  CheckRecord c;
+  c.passed = r.get<bool>("passed");
+  c.oracle = r.get<std::string>("oracle");
+  c.shape = r.get<std::string>("shape");
+  c.seed = r.get<std::uint64_t>("seed");
+  c.atol = r.get<double>("atol");
+  c.rtol = r.get<double>("rtol");
+  c.max_abs = r.get<double>("max_abs");
+  c.max_rel = r.get<double>("max_rel");
+  c.rel_l2 = r.get_number_or_null("rel_l2", std::numeric_limits<double>::infinity());
+  c.fails = r.get<std::uint64_t>("fails");
+  c.checked = r.get<std::uint64_t>("checked");
+  c.nan_count = r.get<std::uint64_t>("nan_count");
+  c.first_failure = r.get<std::string>("first_failure");
+  return c;
+}
+
+MeasurementRecord read_measurement(const Reader& r) {
+  MeasurementRecord m;
+  m.mode = r.get<std::string>("mode");
+  m.samples_ns = r.get<std::vector<double>>("samples_ns");
+  m.sm_clock_mhz = r.get<std::vector<double>>("sm_clock_mhz");
+  m.warmup_calls = r.get<std::uint64_t>("warmup_calls");
+  m.dropped_throttled = r.get<std::uint64_t>("dropped_throttled");
+  m.calls_per_sample = r.get<std::uint64_t>("calls_per_sample");
+  m.input_sets = r.get<std::uint64_t>("input_sets");
+  m.stop_reason = r.get<std::string>("stop_reason");
+  m.elapsed_s = r.get<double>("elapsed_s");
+  m.l2_flush_bytes = r.get<std::uint64_t>("l2_flush_bytes");
+  return m;
+}
+
+DerivedRecord read_derived(const Reader& r) {
+  DerivedRecord d;
+  d.flops = r.get<double>("flops");
+  d.min_bytes = r.get<double>("min_bytes");
+  d.tflops = r.get<double>("tflops");
+  d.gbs = r.get<double>("gbs");
+  d.peak_tflops = r.get<double>("peak_tflops");
+  d.pct_of_peak = r.get<double>("pct_of_peak");
+  d.peak_source = r.get<std::string>("peak_source");
+  return d;
+}
+
+DeviceRecord read_device(const Reader& r) {
+  DeviceRecord d;
+  d.kind = r.get<std::string>("kind");
+  d.index = r.get<int>("index");
+  d.name = r.get<std::string>("name");
+  d.uuid = r.get<std::string>("uuid");
+  d.compute_capability = r.get<std::string>("compute_capability");
+  d.sm_count = r.get<int>("sm_count");
+  d.memory_bytes = r.get<std::uint64_t>("memory_bytes");
+  d.l2_bytes = r.get<std::uint64_t>("l2_bytes");
+  d.max_sm_clock_mhz = r.get<int>("max_sm_clock_mhz");
+  d.max_memory_clock_mhz = r.get<int>("max_memory_clock_mhz");
+  d.memory_bus_width_bits = r.get<int>("memory_bus_width_bits");
+  d.driver_version = r.get<std::string>("driver_version");
+  d.runtime_version = r.get<std::string>("runtime_version");
+  d.cpu_threads = r.get<int>("cpu_threads");
+  return d;
+}
+
+CaseRecord read_case(const Reader& r) {
+  CaseRecord c;
+  c.id = r.get<std::string>("id");
+  c.bench = r.get<std::string>("bench");
+  c.workload = r.get<std::string>("workload");
+  c.backend = r.get<std::string>("backend");
+  c.variant = r.get<std::string>("variant");
+  c.dtype = r.get<std::string>("dtype");
+  c.params = r.get<std::map<std::string, std::int64_t>>("params");
+  const auto status = parse_case_status(r.get<std::string>("status"));
+  if (!status) r.fail("status", "must be one of ok, check-failed, skipped, error");
+  c.status = *status;
+  c.reason = r.get<std::string>("reason");
+  c.baseline = r.get<std::string>("baseline");
+  if (r.optional_object("check")) c.check = read_check(r.child("check"));
+  if (r.optional_object("recheck")) c.recheck = read_check(r.child("recheck"));
+  if (r.optional_object("measurement"))
+    c.measurement = read_measurement(r.child("measurement"));
+  if (r.optional_object("summary_ns"))
+    c.summary = read_summary(r.child("summary_ns"));
+  if (r.optional_object("derived")) c.derived = read_derived(r.child("derived"));
+  if (r.optional_object("speedup_vs_baseline")) c.speedup_vs_baseline = r.get<double>("speedup_vs_baseline");
+  if (r.optional_object("baseline_median_ns")) c.baseline_median_ns = r.get<double>("baseline_median_ns");
+  return c;
+}
+
+}  // namespace
+
+std::string to_json_text(const ResultsDocument& doc, int indent) {
+  const RunRecord& r = doc.run;
+  json run = {{"assay_version", r.assay_version},
+              {"assay_build_commit", r.assay_build_commit},
+              {"git_commit", r.git_commit},
+              {"git_dirty", r.git_dirty},
+              {"started_utc", r.started_utc},
+              {"finished_utc", r.finished_utc},
+              {"host", r.host},
+              {"command_line", r.command_line},
+              {"tag", r.tag},
+              {"suite_path", r.suite_path},
+              {"suite_name", r.suite_name},
+              {"suite_hash", r.suite_hash},
+              {"mode", r.mode},
+              {"device", device_json(r.device)},
+              {"libraries", r.libraries},
+              {"environment", r.environment}};
+  json cases = json::array();
+  for (const auto& c : doc.cases) cases.push_back(case_json(c));
+  const json j = {{"schema", r.schema},
+                  {"schema_version", r.schema_version},
+                  {"run", std::move(run)},
+                  {"cases", std::move(cases)}};
+  // Non-finite numbers are not JSON: nlohmann writes them as null, which the reader maps back.
+  return j.dump(indent) + "\n";
+}
+
+ResultsDocument parse_results_json(const std::string& text, const std::string& origin) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError(origin + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  }
+  const Reader top(j, "$", origin);
+  const auto schema = top.get<std::string>("schema");
+  if (schema != kResultsSchemaName)
+    top.fail("schema", "is '" + schema + "', not an assay results document ('" +
+                           kResultsSchemaName + "')");
+  const int version = top.get<int>("schema_version");
+  if (version != kResultsSchemaVersion)
+    top.fail("schema_version", "is " + std::to_string(version) + "; this assay reads version " +
+                                   std::to_string(kResultsSchemaVersion));
+  ResultsDocument doc;
+  const Reader run = top.child("run");
+  RunRecord& r = doc.run;
+  r.schema = schema;
+  r.schema_version = version;
+  r.assay_version = run.get<std::string>("assay_version");
+  r.assay_build_commit = run.get<std::string>("assay_build_commit");
+  r.git_commit = run.get<std::string>("git_commit");
+  r.git_dirty = run.get<bool>("git_dirty");
+  r.started_utc = run.get<std::string>("started_utc");
+  r.finished_utc = run.get<std::string>("finished_utc");
+  r.host = run.get<std::string>("host");
+  r.command_line = run.get<std::vector<std::string>>("command_line");
+  r.tag = run.get<std::string>("tag");
+  r.suite_path = run.get<std::string>("suite_path");
+  r.suite_name = run.get<std::string>("suite_name");
+  r.suite_hash = run.get<std::string>("suite_hash");
+  r.mode = run.get<std::string>("mode");
+  r.device = read_device(run.child("device"));
+  r.libraries = run.get<std::map<std::string, std::string>>("libraries");
+  r.environment = run.get<std::map<std::string, std::string>>("environment");
+  const auto& cases = j.find("cases");
+  if (cases == j.end() || !cases->is_array()) top.fail("cases", "missing or not an array");
+  for (std::size_t i = 0; i < cases->size(); ++i)
+    doc.cases.push_back(read_case(Reader((*cases)[i], "$.cases[" + std::to_string(i) + "]", origin)));
+  return doc;
+}
+
+}  // namespace assay

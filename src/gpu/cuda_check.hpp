@@ -1,0 +1,23 @@
+#pragma once
+// Every CUDA runtime call is checked; a failure becomes an InternalError naming the call.
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "core/error.hpp"
+
+namespace assay::gpu {
+
+[[noreturn]] inline void throw_cuda_error(cudaError_t e, const char* what, const char* file, int line) {
+  throw InternalError(std::string("CUDA error in ") + what + " (" + file + ":" + std::to_string(line) +
+                      "): " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+}
+
+}  // namespace assay::gpu
+
+#define ASSAY_CUDA(call)                                                                   \
+  do {                                                                                     \
+    const cudaError_t assay_cuda_err_ = (call);                                            \
+    if (assay_cuda_err_ != cudaSuccess)                                                    \
+      ::assay::gpu::throw_cuda_error(assay_cuda_err_, #call, __FILE__, __LINE__);          \
+  } while (0)

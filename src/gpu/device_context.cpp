@@ -1,0 +1,85 @@
+#include "gpu/device_context.hpp"
+
+#include <algorithm>
+#include <atomic>
+
+#include "gpu/cuda_check.hpp"
+#include "gpu/device_info.hpp"
+
+namespace assay::gpu {
+
+namespace {
+// Generous: a blocked stream only waits for the host to finish enqueueing one sample.
+constexpr unsigned long long kBlockTimeoutNs = 10'000'000'000ull;
+constexpr unsigned long long kProbeWindowNs = 4'000;
+}  // namespace
+
+DeviceContext::DeviceContext(int index) : record_(query_device(index)) {
+  ASSAY_CUDA(cudaSetDevice(index));
+  ASSAY_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  // Twice L2, at least 64 MiB: writing it evicts everything the previous sample left there.
+  flush_bytes_ = std::max<std::uint64_t>(2 * record_.l2_bytes, 64ull << 20);
+  ASSAY_CUDA(cudaMalloc(&flush_, flush_bytes_));
+  ASSAY_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&release_host_), sizeof(int), cudaHostAllocMapped));
+  ASSAY_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&release_dev_), release_host_, 0));
+  ASSAY_CUDA(cudaMalloc(&timed_out_, sizeof(int)));
+  ASSAY_CUDA(cudaMemset(timed_out_, 0, sizeof(int)));
+  ASSAY_CUDA(cudaMalloc(&probes_, 2 * sizeof(ClockProbe)));
+  *release_host_ = 1;
+}
+
+DeviceContext::~DeviceContext() {
+  // Never leave a blocking kernel spinning behind us.
+  if (release_host_) *static_cast<volatile int*>(release_host_) = 1;
+  if (stream_) cudaStreamSynchronize(stream_);
+  cudaFree(probes_);
+  cudaFree(timed_out_);
+  cudaFreeHost(release_host_);
+  cudaFree(flush_);
+  if (stream_) cudaStreamDestroy(stream_);
+}
+
+std::uint64_t DeviceContext::free_memory() const {
+  std::size_t free = 0, total = 0;
+  ASSAY_CUDA(cudaMemGetInfo(&free, &total));
+  return free;
+}
+
+void DeviceContext::enqueue_l2_flush() {
+  ASSAY_CUDA(cudaMemsetAsync(flush_, 0, flush_bytes_, stream_));
+}
+
+void DeviceContext::enqueue_block() {
+  *static_cast<volatile int*>(release_host_) = 0;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  ASSAY_CUDA(launch_blocking_kernel(release_dev_, timed_out_, kBlockTimeoutNs, stream_));
+}
+
+void DeviceContext::release() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  *static_cast<volatile int*>(release_host_) = 1;
+}
+
+void DeviceContext::enqueue_clock_probe(int slot) {
+  ASSAY_CUDA(launch_clock_probe(probes_ + slot, kProbeWindowNs, stream_));
+}
+
+double DeviceContext::finish_sample() {
+  int timed_out = 0;
+  ClockProbe p[2];
+  ASSAY_CUDA(cudaMemcpyAsync(&timed_out, timed_out_, sizeof(int), cudaMemcpyDeviceToHost, stream_));
+  ASSAY_CUDA(cudaMemcpyAsync(p, probes_, sizeof p, cudaMemcpyDeviceToHost, stream_));
+  ASSAY_CUDA(cudaStreamSynchronize(stream_));
+  if (timed_out) {
+    ASSAY_CUDA(cudaMemsetAsync(timed_out_, 0, sizeof(int), stream_));
+    throw InternalError("the blocking kernel timed out: the measured work was not enqueued within 10 s");
+  }
+  double sum = 0;
+  for (const auto& probe : p) {
+    if (probe.ns == 0) return 0;
+    sum += static_cast<double>(probe.cycles) * 1e3 / static_cast<double>(probe.ns);
+  }
+  return sum / 2;
+}
+
+}  // namespace assay::gpu

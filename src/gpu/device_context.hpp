@@ -1,0 +1,45 @@
+#pragma once
+// Everything a GPU sampler needs on one device: the stream, the L2 flush buffer, the
+// release flag of the blocking kernel, and the clock probes. One per run and device.
+#include <cuda_runtime.h>
+
+#include "core/results.hpp"
+#include "gpu/timing_kernels.hpp"
+
+namespace assay::gpu {
+
+class DeviceContext {
+ public:
+  explicit DeviceContext(int index);
+  ~DeviceContext();
+  DeviceContext(const DeviceContext&) = delete;
+  DeviceContext& operator=(const DeviceContext&) = delete;
+
+  const DeviceRecord& record() const { return record_; }
+  cudaStream_t stream() const { return stream_; }
+  std::uint64_t l2_flush_bytes() const { return flush_bytes_; }
+  std::uint64_t free_memory() const;
+
+  // Overwrites a buffer larger than L2, so the next kernel finds none of its data there.
+  void enqueue_l2_flush();
+  // Holds the stream until release(); call release() after enqueueing the measured work.
+  void enqueue_block();
+  void release();
+  // Probe `slot` (0 or 1) measures the SM clock at this point of the stream.
+  void enqueue_clock_probe(int slot);
+  // After the stream is synchronized: throws if the blocking kernel timed out, and returns
+  // the mean SM clock of the two probes in MHz (0 if a probe saw no timer tick).
+  double finish_sample();
+
+ private:
+  DeviceRecord record_;
+  cudaStream_t stream_ = nullptr;
+  void* flush_ = nullptr;
+  std::uint64_t flush_bytes_ = 0;
+  int* release_host_ = nullptr;  // mapped pinned memory: the host writes, the kernel polls
+  int* release_dev_ = nullptr;
+  int* timed_out_ = nullptr;     // device memory
+  ClockProbe* probes_ = nullptr; // device memory, 2 slots
+};
+
+}  // namespace assay::gpu

@@ -1,0 +1,50 @@
+#include "measure/measure_loop.hpp"
+
+#include <chrono>
+#include <thread>
+
+#include "measure/stopping_rule.hpp"
+
+namespace assay::measure {
+
+MeasurementRecord run_measurement(Sampler& sampler, const suite::MeasureConfig& cfg) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+
+  MeasurementRecord rec;
+  rec.mode = sampler.mode();
+  // Warm-up: module loading, handle creation and clock ramp-up stay out of the samples.
+  while (rec.warmup_calls < cfg.warmup_calls || elapsed() < cfg.warmup_min_s) {
+    sampler.warmup_call();
+    ++rec.warmup_calls;
+    if (elapsed() >= cfg.timeout_s / 2) break;  // a very slow call keeps its budget for samples
+  }
+
+  const double reference_mhz = sampler.reference_sm_clock_mhz();
+  StoppingRule rule(cfg);
+  for (;;) {
+    const Sample s = sampler.sample();
+    const bool throttled = reference_mhz > 0 && s.sm_clock_mhz > 0 &&
+                           s.sm_clock_mhz < cfg.throttle_threshold * reference_mhz;
+    if (throttled) {
+      ++rec.dropped_throttled;
+      std::this_thread::sleep_for(std::chrono::duration<double>(cfg.throttle_backoff_s));
+    } else {
+      rec.samples_ns.push_back(s.ns);
+      if (s.sm_clock_mhz > 0) rec.sm_clock_mhz.push_back(s.sm_clock_mhz);
+      rule.add(s.ns);
+    }
+    if (auto reason = rule.stop_reason(elapsed())) {
+      rec.stop_reason = *reason;
+      break;
+    }
+  }
+  rec.elapsed_s = elapsed();
+  rec.calls_per_sample = sampler.calls_per_sample();
+  rec.input_sets = sampler.input_sets();
+  rec.l2_flush_bytes = sampler.l2_flush_bytes();
+  return rec;
+}
+
+}  // namespace assay::measure

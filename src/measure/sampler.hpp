@@ -1,0 +1,27 @@
+#pragma once
+// A sampler takes one timed sample of the code under test, by one method (cold, hot,
+// graph, host, cpu). The measurement loop (measure_loop.hpp) decides how many.
+#include <cstdint>
+#include <string>
+
+namespace assay::measure {
+
+struct Sample {
+  double ns = 0;            // time per call
+  double sm_clock_mhz = 0;  // SM clock while the sample ran; 0 when the sampler cannot tell
+};
+
+class Sampler {
+ public:
+  virtual ~Sampler() = default;
+  virtual std::string mode() const = 0;
+  virtual void warmup_call() = 0;  // one untimed call, synchronous
+  virtual Sample sample() = 0;
+  virtual std::uint64_t calls_per_sample() const { return 1; }
+  virtual std::uint64_t input_sets() const { return 1; }
+  virtual std::uint64_t l2_flush_bytes() const { return 0; }
+  // The clock against which throttled samples are judged; 0: no clock probe.
+  virtual double reference_sm_clock_mhz() const { return 0; }
+};
+
+}  // namespace assay::measure

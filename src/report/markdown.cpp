@@ -1,0 +1,114 @@
+#include "report/markdown.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace assay::report {
+
+namespace {
+
+std::string params_string(const std::map<std::string, std::int64_t>& p) {
+  std::string s;
+  for (const auto& [k, v] : p) s += (s.empty() ? "" : ",") + k + "=" + std::to_string(v);
+  return s;
+}
+
+std::string time_us(double ns) { return fmt::format("{:.2f}", ns / 1e3); }
+
+// One row per case that has a time, in document order.
+struct Row {
+  std::vector<std::string> cells;
+};
+
+std::vector<std::string> header() {
+  return {"bench", "dtype", "shape", "backend", "median us", "+-CI %", "TFLOP/s", "% peak",
+          "baseline us", "speedup", "stop", "status"};
+}
+
+std::vector<Row> rows_of(const ResultsDocument& doc) {
+  std::vector<Row> rows;
+  for (const auto& c : doc.cases) {
+    Row r;
+    const bool timed = c.status == CaseStatus::ok && c.summary;
+    r.cells = {c.bench,
+               c.dtype,
+               params_string(c.params),
+               c.backend + (c.backend == c.baseline ? " (base)" : ""),
+               timed ? time_us(c.summary->median) : "-",
+               timed && std::isfinite(c.summary->median_ci_rel_halfwidth)
+                   ? fmt::format("{:.2f}", 100 * c.summary->median_ci_rel_halfwidth)
+                   : "-",
+               timed && c.derived ? fmt::format("{:.4g}", c.derived->tflops) : "-",
+               timed && c.derived && c.derived->peak_tflops > 0 ? fmt::format("{:.1f}", c.derived->pct_of_peak) : "-",
+               c.baseline_median_ns && c.backend != c.baseline ? time_us(*c.baseline_median_ns) : "-",
+               c.speedup_vs_baseline && c.backend != c.baseline ? fmt::format("{:.3f}x", *c.speedup_vs_baseline) : "-",
+               c.measurement && timed ? c.measurement->stop_reason : "-",
+               case_status_name(c.status)};
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::string device_line(const RunRecord& run) {
+  const auto& d = run.device;
+  if (d.kind == "cuda")
+    return fmt::format("{} (sm_{}, {} SMs, max SM clock {} MHz), driver {}, runtime {}", d.name,
+                       d.compute_capability.substr(0, 1) + d.compute_capability.substr(2), d.sm_count,
+                       d.max_sm_clock_mhz, d.driver_version, d.runtime_version);
+  return fmt::format("{} ({} threads)", d.name, d.cpu_threads);
+}
+
+}  // namespace
+
+std::string markdown_summary(const ResultsDocument& doc) {
+  const auto& run = doc.run;
+  std::string md = fmt::format("# assay results: {}{}\n\n", run.suite_name, run.tag.empty() ? "" : " (" + run.tag + ")");
+  md += fmt::format("- device: {}\n- mode: {}\n- commit: {}{}\n- started: {}\n- command: `", device_line(run),
+                    run.mode, run.git_commit.empty() ? "(none)" : run.git_commit, run.git_dirty ? " (dirty)" : "",
+                    run.started_utc);
+  for (std::size_t i = 0; i < run.command_line.size(); ++i) md += (i ? " " : "") + run.command_line[i];
+  md += "`\n\nTimes are medians; +-CI is the relative half-width of the 95% CI of the median; "
+        "speedup = baseline median / candidate median (>1: candidate faster).\n\n";
+  const auto h = header();
+  md += "|";
+  for (const auto& x : h) md += " " + x + " |";
+  md += "\n|";
+  for (std::size_t i = 0; i < h.size(); ++i) md += i < 4 ? "---|" : "---:|";
+  md += "\n";
+  for (const auto& r : rows_of(doc)) {
+    md += "|";
+    for (const auto& x : r.cells) md += " " + x + " |";
+    md += "\n";
+  }
+  bool any = false;
+  for (const auto& c : doc.cases) {
+    if (c.status == CaseStatus::ok) continue;
+    if (!any) md += "\n## Cases that are not ok\n\n";
+    any = true;
+    md += fmt::format("- `{}`: **{}**: {}\n", c.id, case_status_name(c.status), c.reason);
+  }
+  return md;
+}
+
+std::string terminal_table(const ResultsDocument& doc) {
+  const auto h = header();
+  auto rows = rows_of(doc);
+  std::vector<std::size_t> width(h.size());
+  for (std::size_t i = 0; i < h.size(); ++i) width[i] = h[i].size();
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < r.cells.size(); ++i) width[i] = std::max(width[i], r.cells[i].size());
+  const auto line = [&](const std::vector<std::string>& cells) {
+    std::string s;
+    for (std::size_t i = 0; i < cells.size(); ++i)
+      s += (i ? "  " : "") + (i < 4 ? fmt::format("{:<{}}", cells[i], width[i]) : fmt::format("{:>{}}", cells[i], width[i]));
+    return s + "\n";
+  };
+  std::string out = "device: " + device_line(doc.run) + "   mode: " + doc.run.mode + "\n";
+  out += line(h);
+  for (const auto& r : rows) out += line(r.cells);
+  return out;
+}
+
+}  // namespace assay::report

@@ -1,0 +1,34 @@
+#include <thread>
+
+#include "measure/cpu_sampler.hpp"
+#include "runner/executor.hpp"
+
+namespace assay::runner {
+
+namespace {
+
+class CpuExecutor final : public Executor {
+ public:
+  CpuExecutor() {
+    device_.kind = "cpu";
+    device_.name = "host CPU";
+    device_.cpu_threads = static_cast<int>(std::thread::hardware_concurrency());
+  }
+  const DeviceRecord& device() const override { return device_; }
+  void* stream() const override { return nullptr; }
+  std::uint64_t free_memory() const override { return ~0ull; }
+  std::unique_ptr<measure::Sampler> sampler(const suite::MeasureConfig&, Instance& inst,
+                                            std::uint64_t) override {
+    return std::make_unique<measure::CpuSampler>([&inst] { inst.call(nullptr); });
+  }
+  void synchronize() override {}
+
+ private:
+  DeviceRecord device_;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> make_cpu_executor() { return std::make_unique<CpuExecutor>(); }
+
+}  // namespace assay::runner

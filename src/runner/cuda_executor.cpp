@@ -1,0 +1,56 @@
+#include "gpu/cuda_check.hpp"
+#include "gpu/device_context.hpp"
+#include "gpu/device_info.hpp"
+#include "measure/gpu_samplers.hpp"
+#include "runner/executor.hpp"
+
+namespace assay::runner {
+
+namespace {
+
+class CudaExecutor final : public Executor {
+ public:
+  explicit CudaExecutor(int index) : ctx_(index) {}
+  const DeviceRecord& device() const override { return ctx_.record(); }
+  void* stream() const override { return ctx_.stream(); }
+  std::uint64_t free_memory() const override { return ctx_.free_memory(); }
+  std::unique_ptr<measure::Sampler> sampler(const suite::MeasureConfig& cfg, Instance& inst,
+                                            std::uint64_t device_bytes) override {
+    if (cfg.mode == "hot") return std::make_unique<measure::HotSampler>(ctx_, inst, device_bytes);
+    if (cfg.mode == "graph")
+      return std::make_unique<measure::GraphSampler>(ctx_, inst, device_bytes, cfg.graph_calls);
+    if (cfg.mode == "host") return std::make_unique<measure::HostSampler>(ctx_, inst);
+    return std::make_unique<measure::ColdSampler>(ctx_, inst);
+  }
+  void synchronize() override {
+    ASSAY_CUDA(cudaStreamSynchronize(ctx_.stream()));
+    ASSAY_CUDA(cudaGetLastError());
+  }
+
+ private:
+  gpu::DeviceContext ctx_;
+};
+
+}  // namespace
+
+int cuda_devices(std::string* why) { return gpu::cuda_device_count(why); }
+
+std::unique_ptr<Executor> make_cuda_executor(int index) {
+  std::string why;
+  const int n = gpu::cuda_device_count(&why);
+  if (n == 0) throw SkipError("no CUDA device (" + why + ")");
+  if (index < 0 || index >= n)
+    throw InputError("--device " + std::to_string(index) + ": this machine has " + std::to_string(n) +
+                     " CUDA device(s), numbered from 0");
+  return std::make_unique<CudaExecutor>(index);
+}
+
+std::map<std::string, std::string> cuda_library_versions() {
+  int runtime = 0, driver = 0;
+  cudaRuntimeGetVersion(&runtime);
+  cudaDriverGetVersion(&driver);
+  const auto v = [](int x) { return std::to_string(x / 1000) + "." + std::to_string((x % 1000) / 10); };
+  return {{"cuda_runtime", v(runtime)}, {"cuda_driver_api", driver ? v(driver) : "none"}};
+}
+
+}  // namespace assay::runner

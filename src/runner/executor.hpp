@@ -1,0 +1,35 @@
+#pragma once
+// Where instances run: the host (CPU backends) or one CUDA device. Hides the CUDA types
+// from the runner so that CPU-only builds share all of its logic.
+#include <memory>
+#include <string>
+
+#include "backends/backend.hpp"
+#include "core/results.hpp"
+#include "measure/sampler.hpp"
+#include "suite/suite.hpp"
+
+namespace assay::runner {
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual const DeviceRecord& device() const = 0;
+  virtual void* stream() const = 0;
+  virtual std::uint64_t free_memory() const = 0;  // bytes usable for a new instance
+  // The sampler for `mode`; CPU executors always give the host-clock CPU sampler.
+  virtual std::unique_ptr<measure::Sampler> sampler(const suite::MeasureConfig& cfg, Instance& inst,
+                                                    std::uint64_t device_bytes) = 0;
+  // Waits for the work in flight and reports an asynchronous device error, if any.
+  virtual void synchronize() = 0;
+};
+
+std::unique_ptr<Executor> make_cpu_executor();
+// Throws SkipError("no CUDA device ...") when the device cannot be used here.
+std::unique_ptr<Executor> make_cuda_executor(int index);
+// Number of CUDA devices; 0 with `why` when none (or a CPU-only build).
+int cuda_devices(std::string* why);
+// Versions of the CUDA runtime pieces for the results metadata.
+std::map<std::string, std::string> cuda_library_versions();
+
+}  // namespace assay::runner

@@ -1,0 +1,66 @@
+// Descriptive statistics of timing samples: percentiles, moments and a
+// distribution-free confidence interval of the median.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace assay::stats {
+
+struct Interval {
+  double lo = 0, hi = 0;
+};
+
+struct Summary {
+  std::size_t n = 0;
+  double min = 0, max = 0, mean = 0;
+  double stdev = 0;  // sample standard deviation (divisor n - 1); 0 when n == 1
+  double cv = 0;     // stdev / mean
+  double median = 0, p5 = 0, p25 = 0, p75 = 0, p95 = 0, p99 = 0;
+  Interval median_ci;  // 95% distribution-free CI of the median (order statistics);
+                       // {min, max} when n is too small to reach 95% (n < 6)
+  double median_ci_rel_halfwidth = 0;  // (hi - lo) / 2 / |median|; +inf when n is too small
+};
+
+// Percentile with linear interpolation between closest ranks (numpy's default,
+// R type 7): h = (n - 1) * q / 100, result = s[floor(h)] + frac(h) * (s[floor(h) + 1] - s[floor(h)]).
+// q in [0, 100]; `sorted` must be ascending and non-empty (std::invalid_argument otherwise).
+double percentile_sorted(std::span<const double> sorted, double q);
+
+// Confidence interval of the median from order statistics.
+//
+// Rank rule (1-based ranks, X_(1) <= ... <= X_(n)): the interval is [X_(j), X_(k)] with
+// k = n + 1 - j (symmetric), and j is the LARGEST integer in [1, n/2] such that
+//   P(j <= B < k) = P(j <= B <= n - j) >= confidence,   B ~ Binomial(n, 1/2),
+// i.e. the narrowest symmetric pair that reaches the confidence. In 0-based indices the
+// interval is [sorted[j - 1], sorted[n - j]]. The coverage is exact binomial, summed from the
+// centre outwards in O(sqrt(n)) steps; a relative slack of 1e-12 absorbs rounding so that a
+// coverage exactly equal to `confidence` counts as reached.
+// At 95%: n = 6 -> (1, 6), n = 10 -> (2, 9), n = 20 -> (6, 15), n = 100 -> (40, 61).
+// When even j = 1 (min, max) falls short (n < 6 at 95%), ci = {min, max} and
+// reached_confidence = false. confidence must lie in (0, 1).
+struct MedianCi {
+  Interval ci;
+  bool reached_confidence = false;
+};
+MedianCi median_ci_sorted(std::span<const double> sorted, double confidence = 0.95);
+
+// Summary of unsorted samples (copies and sorts). Throws std::invalid_argument on empty
+// input or on a non-finite sample (NaN or infinity).
+Summary summarize(std::span<const double> samples);
+
+// Incremental median CI for a stopping rule that asks after every new sample: samples are
+// kept sorted on insertion (binary search + vector insert), each query is O(sqrt(n)).
+class RunningMedianCi {
+ public:
+  void add(double x);  // throws std::invalid_argument on a non-finite sample
+  std::size_t size() const;
+  double median() const;  // throws std::logic_error when empty
+  double rel_halfwidth(double confidence = 0.95) const;  // +inf when n is too small
+
+ private:
+  std::vector<double> sorted_;
+};
+
+}  // namespace assay::stats

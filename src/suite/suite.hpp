@@ -1,0 +1,90 @@
+#pragma once
+// A suite file (TOML, docs/suite-format.md) after parsing: benches of one workload,
+// several backends and parameter axes, with measurement and check settings.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace assay::suite {
+
+// Where a value came from, for error messages: "suites/gemm.toml:12:7".
+struct SourcePos {
+  std::string file;
+  int line = 0, column = 0;
+  std::string str() const;
+};
+
+// One axis of integer values. A derived axis has an expression over other axes ("m", "2*k").
+struct Axis {
+  std::string name;
+  std::vector<std::int64_t> values;  // empty for a derived axis
+  std::string expression;            // non-empty for a derived axis
+  SourcePos pos;
+};
+
+struct MeasureConfig {
+  std::string mode = "cold";  // cold | hot | graph | host
+  std::uint64_t warmup_calls = 3;
+  double warmup_min_s = 0.05;
+  std::uint64_t min_samples = 20;
+  std::uint64_t max_samples = 5000;
+  double min_time_s = 0.3;
+  double target_rel_ci = 0.01;  // relative half-width of the 95% CI of the median
+  double timeout_s = 15.0;      // per case
+  double throttle_threshold = 0.75;  // a sample whose SM clock is under this fraction of max is dropped
+  double throttle_backoff_s = 0.05;
+  std::uint64_t graph_calls = 0;  // calls per graph in graph mode; 0: chosen from a probe call
+};
+
+struct CheckConfig {
+  bool enabled = true;
+  double atol = 0.02;
+  double rtol = 0.01;
+  std::map<std::string, std::int64_t> shape;  // params overridden for the check; empty: measured shape
+  bool recheck = true;                        // check the output of the last timed call
+  std::int64_t sampled_rows = 16;             // rows checked in fp64 when rechecking large shapes
+};
+
+struct Bench {
+  std::string name;
+  std::string workload;
+  std::vector<std::string> backends;
+  std::string baseline;  // empty: no baseline
+  std::vector<std::string> dtypes;
+  std::vector<Axis> axes;  // in file order
+  MeasureConfig measure;
+  CheckConfig check;
+  SourcePos pos;
+};
+
+struct Suite {
+  std::string path;
+  std::string name;
+  std::string description;
+  std::string hash;  // of the file's bytes: FNV-1a 64-bit, hex (identity, not security)
+  std::vector<Bench> benches;
+};
+
+// Parses a suite file and checks its syntax, types and ranges (workload, backend and
+// parameter names are checked against the registries by the planner).
+// Throws InputError("FILE:LINE:COL: FIELD: what is wrong") on the first problem.
+Suite load_suite(const std::string& path);
+Suite parse_suite(const std::string& text, const std::string& path);
+
+// One point of a bench: concrete parameter values and a dtype.
+struct Point {
+  std::map<std::string, std::int64_t> params;
+  std::string dtype;
+};
+
+// Cartesian product of the value axes (file order, last axis fastest), derived axes
+// evaluated per point, times the dtypes. Throws InputError for a derived value that is
+// not positive or overflows.
+std::vector<Point> expand_points(const Bench& bench);
+
+// Evaluates an integer expression of + - * / ( ) over named values. Throws InputError.
+std::int64_t eval_expression(const std::string& expr, const std::map<std::string, std::int64_t>& vars);
+
+}  // namespace assay::suite

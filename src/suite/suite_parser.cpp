@@ -1,0 +1,334 @@
+// TOML suite parsing with toml++. Every error names file:line:column and the field,
+// and unknown keys are errors (a typo must not silently fall back to a default).
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "suite/suite.hpp"
+
+namespace assay::suite {
+
+std::string SourcePos::str() const {
+  std::ostringstream ss;
+  ss << file;
+  if (line > 0) ss << ":" << line << ":" << column;
+  return ss.str();
+}
+
+namespace {
+
+constexpr std::int64_t kMaxAxisValues = 100000;
+
+std::string fnv1a_hex(const std::string& bytes) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string file) : file_(std::move(file)) {}
+
+  SourcePos pos(const toml::node& n) const {
+    const auto& b = n.source().begin;
+    return {file_, static_cast<int>(b.line), static_cast<int>(b.column)};
+  }
+
+  [[noreturn]] void fail(const toml::node& n, const std::string& field, const std::string& what) const {
+    throw InputError(pos(n).str() + ": " + field + ": " + what);
+  }
+
+  void reject_unknown_keys(const toml::table& t, const std::string& field,
+                           std::initializer_list<std::string_view> known) const {
+    for (const auto& [key, value] : t) {
+      bool ok = false;
+      for (auto k : known) ok = ok || key.str() == k;
+      if (!ok) {
+        std::string list;
+        for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+        fail(value, field.empty() ? std::string(key.str()) : field + "." + std::string(key.str()),
+             "unknown key (known: " + list + ")");
+      }
+    }
+  }
+
+  std::string string_of(const toml::node& n, const std::string& field) const {
+    if (auto s = n.value<std::string>(); s && n.is_string()) {
+      if (s->empty()) fail(n, field, "must not be empty");
+      return *s;
+    }
+    fail(n, field, std::string("must be a string, not ") + type_name(n));
+  }
+
+  double number_of(const toml::node& n, const std::string& field, double lo, double hi) const {
+    double v;
+    if (n.is_integer()) v = static_cast<double>(*n.value<std::int64_t>());
+    else if (n.is_floating_point()) v = *n.value<double>();
+    else fail(n, field, std::string("must be a number, not ") + type_name(n));
+    if (!(v >= lo && v <= hi))
+      fail(n, field, "must be in [" + fmt_num(lo) + ", " + fmt_num(hi) + "], got " + fmt_num(v));
+    return v;
+  }
+
+  std::int64_t integer_of(const toml::node& n, const std::string& field, std::int64_t lo,
+                          std::int64_t hi) const {
+    if (!n.is_integer()) fail(n, field, std::string("must be an integer, not ") + type_name(n));
+    const std::int64_t v = *n.value<std::int64_t>();
+    if (v < lo || v > hi)
+      fail(n, field, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                         std::to_string(v));
+    return v;
+  }
+
+  bool bool_of(const toml::node& n, const std::string& field) const {
+    if (!n.is_boolean()) fail(n, field, std::string("must be true or false, not ") + type_name(n));
+    return *n.value<bool>();
+  }
+
+  std::vector<std::string> strings_of(const toml::node& n, const std::string& field) const {
+    std::vector<std::string> out;
+    if (n.is_string()) {
+      out.push_back(string_of(n, field));
+    } else if (const auto* arr = n.as_array()) {
+      if (arr->empty()) fail(n, field, "must not be empty");
+      for (std::size_t i = 0; i < arr->size(); ++i)
+        out.push_back(string_of(*arr->get(i), field + "[" + std::to_string(i) + "]"));
+    } else {
+      fail(n, field, "must be a string or a list of strings");
+    }
+    std::set<std::string> seen;
+    for (const auto& s : out)
+      if (!seen.insert(s).second) fail(n, field, "lists '" + s + "' twice");
+    return out;
+  }
+
+  // Parameter values are positive and at most 2^31 - 1 (what the libraries take as an int).
+  Axis axis_of(const std::string& name, const toml::node& n, const std::string& field) const {
+    Axis axis{name, {}, {}, pos(n)};
+    constexpr std::int64_t kMax = 2147483647;
+    if (n.is_integer()) {
+      axis.values.push_back(integer_of(n, field, 1, kMax));
+    } else if (n.is_string()) {
+      axis.expression = string_of(n, field);
+    } else if (const auto* arr = n.as_array()) {
+      if (arr->empty()) fail(n, field, "must not be empty");
+      for (std::size_t i = 0; i < arr->size(); ++i)
+        axis.values.push_back(integer_of(*arr->get(i), field + "[" + std::to_string(i) + "]", 1, kMax));
+    } else if (const auto* t = n.as_table()) {
+      reject_unknown_keys(*t, field, {"start", "stop", "step", "mul"});
+      const auto* start = t->get("start");
+      const auto* stop = t->get("stop");
+      if (!start || !stop) fail(n, field, "a range needs 'start' and 'stop' (and 'step' or 'mul')");
+      const std::int64_t a = integer_of(*start, field + ".start", 1, kMax);
+      const std::int64_t b = integer_of(*stop, field + ".stop", 1, kMax);
+      if (b < a) fail(*stop, field + ".stop", "must not be less than start");
+      const auto* step = t->get("step");
+      const auto* mul = t->get("mul");
+      if (step && mul) fail(n, field, "give 'step' or 'mul', not both");
+      if (mul) {
+        const std::int64_t m = integer_of(*mul, field + ".mul", 2, 1024);
+        for (std::int64_t v = a; v <= b; v *= m) {
+          axis.values.push_back(v);
+          if (v > b / m) break;
+        }
+      } else {
+        const std::int64_t s = step ? integer_of(*step, field + ".step", 1, kMax) : 1;
+        if ((b - a) / s + 1 > kMaxAxisValues)
+          fail(n, field, "range has more than " + std::to_string(kMaxAxisValues) + " values");
+        for (std::int64_t v = a; v <= b; v += s) axis.values.push_back(v);
+      }
+    } else {
+      fail(n, field, "must be an integer, a list of integers, a range table or an expression string");
+    }
+    if (axis.values.size() > static_cast<std::size_t>(kMaxAxisValues))
+      fail(n, field, "has more than " + std::to_string(kMaxAxisValues) + " values");
+    return axis;
+  }
+
+  void read_measure(const toml::table& t, const std::string& field, MeasureConfig& m) const {
+    reject_unknown_keys(t, field,
+                        {"mode", "warmup_calls", "warmup_min_s", "min_samples", "max_samples",
+                         "min_time_s", "target_rel_ci", "timeout_s", "throttle_threshold",
+                         "throttle_backoff_s", "graph_calls"});
+    if (const auto* n = t.get("mode")) {
+      m.mode = string_of(*n, field + ".mode");
+      if (m.mode != "cold" && m.mode != "hot" && m.mode != "graph" && m.mode != "host")
+        fail(*n, field + ".mode", "must be cold, hot, graph or host, not '" + m.mode + "'");
+    }
+    if (const auto* n = t.get("warmup_calls")) m.warmup_calls = integer_of(*n, field + ".warmup_calls", 0, 1000000);
+    if (const auto* n = t.get("warmup_min_s")) m.warmup_min_s = number_of(*n, field + ".warmup_min_s", 0, 600);
+    if (const auto* n = t.get("min_samples")) m.min_samples = integer_of(*n, field + ".min_samples", 1, 10000000);
+    if (const auto* n = t.get("max_samples")) m.max_samples = integer_of(*n, field + ".max_samples", 1, 10000000);
+    if (const auto* n = t.get("min_time_s")) m.min_time_s = number_of(*n, field + ".min_time_s", 0, 3600);
+    if (const auto* n = t.get("target_rel_ci")) m.target_rel_ci = number_of(*n, field + ".target_rel_ci", 0, 1);
+    if (const auto* n = t.get("timeout_s")) m.timeout_s = number_of(*n, field + ".timeout_s", 0.001, 86400);
+    if (const auto* n = t.get("throttle_threshold"))
+      m.throttle_threshold = number_of(*n, field + ".throttle_threshold", 0, 1);
+    if (const auto* n = t.get("throttle_backoff_s"))
+      m.throttle_backoff_s = number_of(*n, field + ".throttle_backoff_s", 0, 10);
+    if (const auto* n = t.get("graph_calls")) m.graph_calls = integer_of(*n, field + ".graph_calls", 1, 100000);
+    if (m.max_samples < m.min_samples)
+      fail(t, field + ".max_samples", "must not be less than min_samples");
+  }
+
+  void read_check(const toml::table& t, const std::string& field, CheckConfig& c) const {
+    reject_unknown_keys(t, field, {"enabled", "atol", "rtol", "shape", "recheck", "sampled_rows"});
+    if (const auto* n = t.get("enabled")) c.enabled = bool_of(*n, field + ".enabled");
+    if (const auto* n = t.get("atol")) c.atol = number_of(*n, field + ".atol", 0, 1e30);
+    if (const auto* n = t.get("rtol")) c.rtol = number_of(*n, field + ".rtol", 0, 1e30);
+    if (const auto* n = t.get("recheck")) c.recheck = bool_of(*n, field + ".recheck");
+    if (const auto* n = t.get("sampled_rows")) c.sampled_rows = integer_of(*n, field + ".sampled_rows", 1, 1 << 20);
+    if (const auto* n = t.get("shape")) {
+      const auto* shape = n->as_table();
+      if (!shape) fail(*n, field + ".shape", "must be a table of parameter values");
+      c.shape.clear();
+      for (const auto& [key, value] : *shape)
+        c.shape[std::string(key.str())] =
+            integer_of(value, field + ".shape." + std::string(key.str()), 1, 2147483647);
+    }
+  }
+
+  Bench read_bench(const toml::table& t, std::size_t index, const MeasureConfig& measure,
+                   const CheckConfig& check) const {
+    const std::string field = "bench[" + std::to_string(index) + "]";
+    reject_unknown_keys(t, field,
+                        {"name", "workload", "backends", "baseline", "dtype", "axes", "measure", "check"});
+    Bench b;
+    b.pos = pos(t);
+    b.measure = measure;
+    b.check = check;
+    const auto need = [&](const char* key) -> const toml::node& {
+      const auto* n = t.get(key);
+      if (!n) fail(t, field + "." + key, "missing");
+      return *n;
+    };
+    b.name = string_of(need("name"), field + ".name");
+    b.workload = string_of(need("workload"), field + ".workload");
+    b.backends = strings_of(need("backends"), field + ".backends");
+    if (const auto* n = t.get("baseline")) {
+      b.baseline = string_of(*n, field + ".baseline");
+      bool listed = false;
+      for (const auto& be : b.backends) listed = listed || be == b.baseline;
+      if (!listed) fail(*n, field + ".baseline", "'" + b.baseline + "' is not one of the bench's backends");
+    }
+    b.dtypes = strings_of(need("dtype"), field + ".dtype");
+    const auto& axes_node = need("axes");
+    const auto* axes = axes_node.as_table();
+    if (!axes || axes->empty()) fail(axes_node, field + ".axes", "must be a non-empty table");
+    for (const auto& [key, value] : *axes)
+      b.axes.push_back(axis_of(std::string(key.str()), value, field + ".axes." + std::string(key.str())));
+    // File order, as a user reads it (toml++ tables are ordered by key otherwise).
+    std::sort(b.axes.begin(), b.axes.end(), [](const Axis& x, const Axis& y) {
+      return std::tie(x.pos.line, x.pos.column) < std::tie(y.pos.line, y.pos.column);
+    });
+    if (const auto* n = t.get("measure")) {
+      const auto* m = n->as_table();
+      if (!m) fail(*n, field + ".measure", "must be a table");
+      read_measure(*m, field + ".measure", b.measure);
+    }
+    if (const auto* n = t.get("check")) {
+      const auto* c = n->as_table();
+      if (!c) fail(*n, field + ".check", "must be a table");
+      read_check(*c, field + ".check", b.check);
+    }
+    return b;
+  }
+
+  Suite read(const toml::table& root) const {
+    reject_unknown_keys(root, "", {"suite", "defaults", "bench"});
+    Suite s;
+    s.path = file_;
+    if (const auto* n = root.get("suite")) {
+      const auto* t = n->as_table();
+      if (!t) fail(*n, "suite", "must be a table");
+      reject_unknown_keys(*t, "suite", {"name", "description"});
+      if (const auto* v = t->get("name")) s.name = string_of(*v, "suite.name");
+      if (const auto* v = t->get("description")) s.description = string_of(*v, "suite.description");
+    }
+    MeasureConfig measure;
+    CheckConfig check;
+    if (const auto* n = root.get("defaults")) {
+      const auto* t = n->as_table();
+      if (!t) fail(*n, "defaults", "must be a table");
+      reject_unknown_keys(*t, "defaults", {"measure", "check"});
+      if (const auto* m = t->get("measure")) {
+        if (!m->is_table()) fail(*m, "defaults.measure", "must be a table");
+        read_measure(*m->as_table(), "defaults.measure", measure);
+      }
+      if (const auto* c = t->get("check")) {
+        if (!c->is_table()) fail(*c, "defaults.check", "must be a table");
+        read_check(*c->as_table(), "defaults.check", check);
+      }
+    }
+    const auto* benches = root.get("bench");
+    if (!benches) throw InputError(file_ + ": bench: missing (a suite needs at least one [[bench]])");
+    const auto* arr = benches->as_array();
+    if (!arr || arr->empty()) fail(*benches, "bench", "must be an array of tables ([[bench]])");
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      const auto* t = arr->get(i)->as_table();
+      if (!t) fail(*arr->get(i), "bench[" + std::to_string(i) + "]", "must be a table");
+      Bench b = read_bench(*t, i, measure, check);
+      if (!names.insert(b.name).second)
+        fail(*t, "bench[" + std::to_string(i) + "].name", "'" + b.name + "' is used by another bench");
+      s.benches.push_back(std::move(b));
+    }
+    return s;
+  }
+
+ private:
+  static const char* type_name(const toml::node& n) {
+    switch (n.type()) {
+      case toml::node_type::string: return "a string";
+      case toml::node_type::integer: return "an integer";
+      case toml::node_type::floating_point: return "a float";
+      case toml::node_type::boolean: return "a boolean";
+      case toml::node_type::array: return "an array";
+      case toml::node_type::table: return "a table";
+      default: return "a date or time";
+    }
+  }
+  static std::string fmt_num(double v) {
+    std::ostringstream ss;
+    ss << v;
+    return ss.str();
+  }
+
+  std::string file_;
+};
+
+}  // namespace
+
+Suite parse_suite(const std::string& text, const std::string& path) {
+  toml::table root;
+  try {
+    root = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    throw InputError(path + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) +
+                     ": malformed TOML: " + std::string(e.description()));
+  }
+  Suite s = Parser(path).read(root);
+  s.hash = fnv1a_hex(text);
+  if (s.name.empty()) {
+    const auto slash = path.find_last_of('/');
+    std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+    if (const auto dot = base.rfind(".toml"); dot != std::string::npos) base.resize(dot);
+    s.name = base;
+  }
+  return s;
+}
+
+Suite load_suite(const std::string& path) { return parse_suite(read_text_file(path), path); }
+
+}  // namespace assay::suite

@@ -1,0 +1,131 @@
+#include "workloads/gemm.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "core/error.hpp"
+#include "core/parallel_for.hpp"
+
+namespace assay {
+
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, const char* what) {
+  std::uint64_t r;
+  if (__builtin_mul_overflow(a, b, &r) || r > (1ull << 62))
+    throw InputError(std::string("gemm: ") + what + " overflows");
+  return r;
+}
+
+}  // namespace
+
+void fill_uniform(HostTensor& t, std::uint64_t seed) {
+  const std::size_t n = t.numel();
+  // One independent stream per chunk so that the values do not depend on the thread count.
+  constexpr std::size_t kChunk = 1 << 16;
+  parallel_for((n + kChunk - 1) / kChunk, [&](std::size_t b, std::size_t e) {
+    for (std::size_t c = b; c < e; ++c) {
+      std::uint64_t state = seed * 0x100000001b3ull + c;
+      for (std::size_t i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) {
+        const double u = static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;  // [0, 1)
+        store_from_float(t.dtype, t.data.data(), i, static_cast<float>(2.0 * u - 1.0));
+      }
+    }
+  });
+}
+
+std::vector<float> to_floats(const HostTensor& t) {
+  std::vector<float> out(t.numel());
+  parallel_for(out.size(), [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) out[i] = static_cast<float>(load_as_double(t.dtype, t.data.data(), i));
+  }, 1 << 16);
+  return out;
+}
+
+GemmProblem::GemmProblem(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype)
+    : m_(m), n_(n), k_(k), dtype_(dtype), params_{{"m", m}, {"n", n}, {"k", k}} {}
+
+double GemmProblem::flops() const { return 2.0 * m_ * n_ * k_; }
+
+double GemmProblem::min_bytes() const {
+  return static_cast<double>(dtype_size(dtype_)) *
+         (static_cast<double>(m_) * k_ + static_cast<double>(k_) * n_ + static_cast<double>(m_) * n_);
+}
+
+std::uint64_t GemmProblem::device_bytes() const { return static_cast<std::uint64_t>(min_bytes()); }
+
+std::vector<HostTensor> GemmProblem::make_inputs(std::uint64_t seed) const {
+  HostTensor a = HostTensor::zeros(dtype_, {m_, k_});
+  HostTensor b = HostTensor::zeros(dtype_, {k_, n_});
+  fill_uniform(a, seed * 2 + 1);
+  fill_uniform(b, seed * 2 + 2);
+  return {std::move(a), std::move(b)};
+}
+
+HostTensor GemmProblem::output_like() const { return HostTensor::zeros(dtype_, {m_, n_}); }
+
+Reference GemmProblem::reference(const std::vector<HostTensor>& inputs, std::int64_t sampled_rows) const {
+  std::vector<std::int64_t> rows;
+  if (sampled_rows <= 0 || sampled_rows >= m_) {
+    for (std::int64_t i = 0; i < m_; ++i) rows.push_back(i);
+  } else {
+    // Evenly spread, first and last included: edge tiles of both ends are covered.
+    std::set<std::int64_t> picked;
+    for (std::int64_t r = 0; r < sampled_rows; ++r)
+      picked.insert(sampled_rows == 1 ? 0 : r * (m_ - 1) / (sampled_rows - 1));
+    rows.assign(picked.begin(), picked.end());
+  }
+  const std::vector<float> a = to_floats(inputs.at(0));
+  const std::vector<float> b = to_floats(inputs.at(1));
+  Reference ref;
+  ref.oracle = rows.size() == static_cast<std::size_t>(m_) ? "fp64-cpu" : "fp64-cpu-sampled-rows";
+  ref.index.resize(rows.size() * n_);
+  ref.value.resize(rows.size() * n_);
+  parallel_for(rows.size(), [&](std::size_t rb, std::size_t re) {
+    std::vector<double> acc(n_);
+    for (std::size_t r = rb; r < re; ++r) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      const std::int64_t i = rows[r];
+      for (std::int64_t p = 0; p < k_; ++p) {
+        const double av = a[i * k_ + p];
+        const float* brow = &b[p * n_];
+        for (std::int64_t j = 0; j < n_; ++j) acc[j] += av * brow[j];
+      }
+      for (std::int64_t j = 0; j < n_; ++j) {
+        ref.index[r * n_ + j] = static_cast<std::size_t>(i * n_ + j);
+        ref.value[r * n_ + j] = acc[j];
+      }
+    }
+  });
+  return ref;
+}
+
+std::unique_ptr<Problem> GemmWorkload::make(const Params& params, DType dtype) const {
+  for (const auto& [key, value] : params)
+    if (key != "m" && key != "n" && key != "k")
+      throw InputError("gemm: unknown parameter '" + key + "' (gemm takes m, n, k)");
+  std::int64_t v[3];
+  const char* names[3] = {"m", "n", "k"};
+  for (int i = 0; i < 3; ++i) {
+    const auto it = params.find(names[i]);
+    if (it == params.end()) throw InputError(std::string("gemm: parameter '") + names[i] + "' is missing");
+    if (it->second < 1 || it->second > 2147483647)
+      throw InputError(std::string("gemm: parameter '") + names[i] + "' = " + std::to_string(it->second) +
+                       " is outside [1, 2147483647]");
+    v[i] = it->second;
+  }
+  const std::uint64_t es = dtype_size(dtype);
+  checked_mul(checked_mul(v[0], v[2], "m*k"), es, "bytes of A");
+  checked_mul(checked_mul(v[2], v[1], "k*n"), es, "bytes of B");
+  checked_mul(checked_mul(v[0], v[1], "m*n"), es, "bytes of C");
+  return std::make_unique<GemmProblem>(v[0], v[1], v[2], dtype);
+}
+
+}  // namespace assay

@@ -1,0 +1,45 @@
+#pragma once
+// gemm: C[m,n] = A[m,k] * B[k,n], row-major, fp32 accumulation, C in the input dtype.
+// FLOPs 2mnk; minimum bytes: A and B read once, C written once.
+#include "workloads/workload.hpp"
+
+namespace assay {
+
+class GemmProblem final : public Problem {
+ public:
+  GemmProblem(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype);
+  const Params& params() const override { return params_; }
+  DType dtype() const override { return dtype_; }
+  double flops() const override;
+  double min_bytes() const override;
+  std::uint64_t device_bytes() const override;
+  std::vector<HostTensor> make_inputs(std::uint64_t seed) const override;  // {A, B}
+  HostTensor output_like() const override;
+  Reference reference(const std::vector<HostTensor>& inputs, std::int64_t sampled_rows) const override;
+  std::int64_t m() const { return m_; }
+  std::int64_t n() const { return n_; }
+  std::int64_t k() const { return k_; }
+
+ private:
+  std::int64_t m_, n_, k_;
+  DType dtype_;
+  Params params_;
+};
+
+class GemmWorkload final : public Workload {
+ public:
+  std::string name() const override { return "gemm"; }
+  std::string description() const override {
+    return "C[m,n] = A[m,k]*B[k,n], row-major, fp32 accumulate, output in the input dtype";
+  }
+  std::vector<std::string> param_names() const override { return {"m", "n", "k"}; }
+  std::vector<DType> dtypes() const override { return {DType::f32, DType::f16, DType::bf16}; }
+  std::unique_ptr<Problem> make(const Params& params, DType dtype) const override;
+};
+
+// Deterministic uniform values in [-1, 1) rounded to `dtype`, from a seed (splitmix64).
+void fill_uniform(HostTensor& t, std::uint64_t seed);
+// Elements of a tensor as float (exact for f32/f16/bf16).
+std::vector<float> to_floats(const HostTensor& t);
+
+}  // namespace assay

@@ -1,0 +1,36 @@
+#include "workloads/workload.hpp"
+
+#include "workloads/gemm.hpp"
+
+namespace assay {
+
+std::size_t HostTensor::numel() const {
+  std::size_t n = 1;
+  for (auto d : shape) n *= static_cast<std::size_t>(d);
+  return n;
+}
+
+HostTensor HostTensor::zeros(DType dtype, std::vector<std::int64_t> shape) {
+  HostTensor t{dtype, std::move(shape), {}};
+  t.data.assign(t.numel() * dtype_size(dtype), std::byte{0});
+  return t;
+}
+
+std::string Problem::shape_string() const {
+  std::string s;
+  for (const auto& [k, v] : params()) s += (s.empty() ? "" : ",") + k + "=" + std::to_string(v);
+  return s;
+}
+
+std::vector<const Workload*> all_workloads() {
+  static const GemmWorkload gemm;
+  return {&gemm};
+}
+
+const Workload* find_workload(const std::string& name) {
+  for (const Workload* w : all_workloads())
+    if (w->name() == name) return w;
+  return nullptr;
+}
+
+}  // namespace assay

@@ -1,0 +1,63 @@
+#pragma once
+// A workload is a problem family (gemm, ...). A Problem is one workload at concrete
+// parameters and dtype: it knows its FLOPs and bytes, makes seeded random inputs, and
+// computes fp64 reference values of its output (the oracle).
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+
+namespace assay {
+
+using Params = std::map<std::string, std::int64_t>;
+
+struct HostTensor {
+  DType dtype = DType::f32;
+  std::vector<std::int64_t> shape;
+  std::vector<std::byte> data;
+  std::size_t numel() const;
+  std::size_t bytes() const { return data.size(); }
+  static HostTensor zeros(DType dtype, std::vector<std::int64_t> shape);
+};
+
+// fp64 reference values for some (or all) elements of the output.
+struct Reference {
+  std::string oracle;               // e.g. "fp64-cpu", "fp64-cpu-sampled-rows"
+  std::vector<std::size_t> index;   // flat element indices into the output
+  std::vector<double> value;
+};
+
+class Problem {
+ public:
+  virtual ~Problem() = default;
+  virtual const Params& params() const = 0;
+  virtual DType dtype() const = 0;
+  virtual double flops() const = 0;
+  virtual double min_bytes() const = 0;      // each input read once, the output written once
+  virtual std::uint64_t device_bytes() const = 0;  // inputs + output of one instance
+  virtual std::vector<HostTensor> make_inputs(std::uint64_t seed) const = 0;
+  virtual HostTensor output_like() const = 0;
+  // All elements when sampled_rows <= 0; otherwise that many rows spread over the output.
+  virtual Reference reference(const std::vector<HostTensor>& inputs, std::int64_t sampled_rows) const = 0;
+  std::string shape_string() const;  // "m=384,n=384,k=384"
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  virtual std::vector<std::string> param_names() const = 0;
+  virtual std::vector<DType> dtypes() const = 0;
+  // Validates and builds; throws InputError naming the parameter ("m", ...) when invalid.
+  virtual std::unique_ptr<Problem> make(const Params& params, DType dtype) const = 0;
+};
+
+const Workload* find_workload(const std::string& name);
+std::vector<const Workload*> all_workloads();
+
+}  // namespace assay

@@ -1,0 +1,177 @@
+// End to end: the built assay binary on small suites; exit codes, messages and files.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+
+#include "core/atomic_file.hpp"
+#include "core/results.hpp"
+#include "runner/executor.hpp"
+
+namespace fs = std::filesystem;
+using namespace assay;
+
+namespace {
+struct Result {
+  int code;
+  std::string out;  // stdout and stderr together
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string("cd ") + ASSAY_SOURCE_DIR + " && " + ASSAY_BIN + " " + args + " 2>&1";
+  Result r{-1, {}};
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("assay-cli-test-" + name + "-" + std::to_string(getpid()));
+  fs::remove_all(d);
+  return d;
+}
+
+std::vector<fs::path> files_in(const fs::path& d, const std::string& ext) {
+  std::vector<fs::path> out;
+  if (!fs::exists(d)) return out;
+  for (const auto& e : fs::directory_iterator(d))
+    if (e.path().extension() == ext) out.push_back(e.path());
+  return out;
+}
+}  // namespace
+
+TEST(Cli, HelpAndBadUsage) {
+  const auto help = run("--help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("run"), std::string::npos);
+  EXPECT_EQ(run("run --help").code, 0);
+  const auto bad = run("run tests/data/cpu_small.toml --no-such-flag");
+  EXPECT_EQ(bad.code, 3) << bad.out;
+  EXPECT_EQ(run("frobnicate").code, 3);
+  EXPECT_EQ(run("run tests/data/cpu_small.toml --mode lukewarm").code, 3);
+  const auto tag = run("run tests/data/cpu_small.toml --device cpu --tag 'a/b'");
+  EXPECT_EQ(tag.code, 3);
+  EXPECT_NE(tag.out.find("--tag 'a/b'"), std::string::npos) << tag.out;
+}
+
+TEST(Cli, ListShowsWorkloadsBackendsDevices) {
+  const auto r = run("list");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("gemm"), std::string::npos);
+  EXPECT_NE(r.out.find("cublas"), std::string::npos);
+  EXPECT_NE(r.out.find("devices:"), std::string::npos);
+}
+
+TEST(Cli, WholeCpuRunWritesAValidResultsFile) {
+  const fs::path out = fresh_dir("run");
+  const auto r = run("run tests/data/cpu_small.toml --device cpu --tag smoke --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("4 ok, 0 check-failed, 0 error, 0 skipped"), std::string::npos) << r.out;
+  const auto files = files_in(out, ".json");
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_NE(files[0].filename().string().find("cpu-small-smoke-"), std::string::npos);
+  EXPECT_EQ(files_in(out, ".md").size(), 1u);
+  const ResultsDocument doc = parse_results_json(read_text_file(files[0]), files[0].string());
+  EXPECT_EQ(doc.run.tag, "smoke");
+  EXPECT_EQ(doc.run.suite_name, "cpu-small");
+  EXPECT_EQ(doc.run.device.kind, "cpu");
+  EXPECT_EQ(doc.run.command_line.at(1), "run");
+  ASSERT_EQ(doc.cases.size(), 4u);
+  for (const auto& c : doc.cases) {
+    EXPECT_EQ(c.status, CaseStatus::ok) << c.id << ": " << c.reason;
+    ASSERT_TRUE(c.check && c.recheck && c.summary && c.measurement && c.derived);
+    EXPECT_TRUE(c.check->passed);
+    EXPECT_EQ(c.check->shape, "k=65,m=31,n=19");  // the check shape, not the measured one
+    EXPECT_EQ(c.check->checked, 31u * 19);
+    EXPECT_TRUE(c.recheck->passed);
+    EXPECT_EQ(c.measurement->mode, "cpu");
+    EXPECT_GE(c.summary->n, 5u);
+    EXPECT_EQ(c.summary->n, c.measurement->samples_ns.size());
+    EXPECT_GT(c.summary->median, 0);
+    EXPECT_GT(c.derived->tflops, 0);
+    EXPECT_DOUBLE_EQ(c.derived->flops, 2.0 * c.params.at("m") * c.params.at("n") * 33);
+  }
+  fs::remove_all(out);
+}
+
+TEST(Cli, JsonOnStdout) {
+  const fs::path out = fresh_dir("json");
+  const std::string cmd = std::string("cd ") + ASSAY_SOURCE_DIR + " && " + ASSAY_BIN +
+                          " run tests/data/cpu_small.toml --device cpu --json --filter 'f32/.*m=17' --out " +
+                          out.string() + " 2>/dev/null";
+  std::string text;
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), buf.size(), p)) text += buf.data();
+  EXPECT_EQ(pclose(p), 0);
+  const ResultsDocument doc = parse_results_json(text, "stdout");
+  ASSERT_EQ(doc.cases.size(), 1u);
+  EXPECT_EQ(doc.cases[0].id, "gemm-cpu/cpu/f32/k=33,m=17,n=17");
+  fs::remove_all(out);
+}
+
+TEST(Cli, FailedCheckExitsOneAndIsNotTimed) {
+  const fs::path out = fresh_dir("strict");
+  const auto r = run("run tests/data/cpu_strict.toml --device cpu --out " + out.string());
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("check-failed: check failed: fails="), std::string::npos) << r.out;
+  const auto files = files_in(out, ".json");
+  ASSERT_EQ(files.size(), 1u);
+  const ResultsDocument doc = parse_results_json(read_text_file(files[0]), files[0].string());
+  ASSERT_EQ(doc.cases.size(), 1u);
+  EXPECT_EQ(doc.cases[0].status, CaseStatus::check_failed);
+  EXPECT_FALSE(doc.cases[0].measurement.has_value());
+  EXPECT_FALSE(doc.cases[0].summary.has_value());
+  EXPECT_GT(doc.cases[0].check->fails, 0u);
+  fs::remove_all(out);
+}
+
+TEST(Cli, CheckSubcommandDoesNotMeasure) {
+  const fs::path out = fresh_dir("check");
+  const auto r = run("check tests/data/cpu_small.toml --device cpu --out " + out.string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  const auto files = files_in(out, ".json");
+  ASSERT_EQ(files.size(), 1u);
+  const ResultsDocument doc = parse_results_json(read_text_file(files[0]), files[0].string());
+  EXPECT_EQ(doc.run.mode, "check");
+  for (const auto& c : doc.cases) {
+    EXPECT_EQ(c.status, CaseStatus::ok);
+    EXPECT_TRUE(c.check && c.check->passed);
+    EXPECT_FALSE(c.measurement.has_value());
+  }
+  fs::remove_all(out);
+}
+
+TEST(Cli, MalformedSuiteExitsThreeWithOneLineAndNoFile) {
+  const fs::path out = fresh_dir("malformed");
+  const auto r = run("run tests/data/malformed.toml --device cpu --out " + out.string());
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("assay: error: tests/data/malformed.toml:5:1: malformed TOML"), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_FALSE(fs::exists(out));
+  const auto missing = run("run no/such/suite.toml");
+  EXPECT_EQ(missing.code, 3);
+  EXPECT_NE(missing.out.find("no/such/suite.toml: cannot open"), std::string::npos) << missing.out;
+}
+
+TEST(Cli, GpuSuiteOnCpuDeviceIsSkippedWithExitTwo) {
+  const fs::path out = fresh_dir("skip");
+  const auto r = run("run suites/gemm.toml --device cpu --out " + out.string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("skipped: --device cpu"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(Cli, GpuSuiteWithoutGpuSaysNoCudaDevice) {
+  std::string why;
+  if (runner::cuda_devices(&why) > 0) GTEST_SKIP() << "a CUDA device is present; this test is for machines without one";
+  const fs::path out = fresh_dir("nogpu");
+  const auto r = run("run suites/gemm.toml --out " + out.string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("skipped: no CUDA device"), std::string::npos) << r.out;
+}

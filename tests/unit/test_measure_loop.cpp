@@ -1,0 +1,99 @@
+#include <gtest/gtest.h>
+
+#include "measure/measure_loop.hpp"
+#include "measure/stopping_rule.hpp"
+
+using namespace assay;
+using namespace assay::measure;
+
+namespace {
+// Returns scripted samples; counts calls.
+class ScriptedSampler final : public Sampler {
+ public:
+  ScriptedSampler(std::vector<Sample> script, double reference_mhz)
+      : script_(std::move(script)), reference_(reference_mhz) {}
+  std::string mode() const override { return "scripted"; }
+  void warmup_call() override { ++warmups; }
+  Sample sample() override { return script_[next_++ % script_.size()]; }
+  double reference_sm_clock_mhz() const override { return reference_; }
+  int warmups = 0;
+
+ private:
+  std::vector<Sample> script_;
+  double reference_;
+  std::size_t next_ = 0;
+};
+
+suite::MeasureConfig quick() {
+  suite::MeasureConfig c;
+  c.warmup_calls = 2;
+  c.warmup_min_s = 0;
+  c.min_samples = 10;
+  c.max_samples = 1000;
+  c.min_time_s = 0;
+  c.target_rel_ci = 0.01;
+  c.timeout_s = 5;
+  c.throttle_backoff_s = 0;
+  return c;
+}
+}  // namespace
+
+TEST(MeasureLoop, ConvergesOnSteadySamplesAfterMinSamples) {
+  ScriptedSampler s({{100, 0}}, 0);
+  const auto rec = run_measurement(s, quick());
+  EXPECT_EQ(rec.stop_reason, "converged");
+  EXPECT_EQ(rec.samples_ns.size(), 10u);
+  EXPECT_EQ(s.warmups, 2);
+  EXPECT_EQ(rec.warmup_calls, 2u);
+}
+
+TEST(MeasureLoop, NoisySamplesRunToTheCap) {
+  ScriptedSampler s({{100, 0}, {300, 0}}, 0);  // the median CI never narrows
+  auto cfg = quick();
+  cfg.max_samples = 50;
+  const auto rec = run_measurement(s, cfg);
+  EXPECT_EQ(rec.stop_reason, "max-samples");
+  EXPECT_EQ(rec.samples_ns.size(), 50u);
+}
+
+TEST(MeasureLoop, TimeoutStopsANoisyCase) {
+  ScriptedSampler s({{100, 0}, {300, 0}}, 0);
+  auto cfg = quick();
+  cfg.max_samples = 100000000;
+  cfg.timeout_s = 0.05;
+  const auto rec = run_measurement(s, cfg);
+  EXPECT_EQ(rec.stop_reason, "timeout");
+  EXPECT_GE(rec.elapsed_s, 0.05);
+}
+
+TEST(MeasureLoop, ThrottledSamplesAreDropped) {
+  // Reference 2000 MHz, threshold 0.75: 1400 MHz is throttled, 1600 is not.
+  ScriptedSampler s({{100, 1600}, {999, 1400}}, 2000);
+  const auto rec = run_measurement(s, quick());
+  EXPECT_EQ(rec.stop_reason, "converged");
+  EXPECT_EQ(rec.samples_ns.size(), 10u);
+  EXPECT_EQ(rec.dropped_throttled, 9u);  // alternating; the loop stops at the 10th kept sample
+  for (double x : rec.samples_ns) EXPECT_EQ(x, 100);
+  EXPECT_EQ(rec.sm_clock_mhz.size(), 10u);
+}
+
+TEST(MeasureLoop, MinTimeIsRespected) {
+  ScriptedSampler s({{100, 0}}, 0);
+  auto cfg = quick();
+  cfg.min_time_s = 0.03;
+  cfg.max_samples = 100000000;
+  const auto rec = run_measurement(s, cfg);
+  EXPECT_EQ(rec.stop_reason, "converged");
+  EXPECT_GE(rec.elapsed_s, 0.03);
+  EXPECT_GT(rec.samples_ns.size(), 10u);
+}
+
+TEST(StoppingRule, ReasonsInOrder) {
+  auto cfg = quick();
+  StoppingRule r(cfg);
+  for (int i = 0; i < 9; ++i) r.add(100);
+  EXPECT_FALSE(r.stop_reason(0).has_value());      // under min_samples
+  EXPECT_EQ(r.stop_reason(10).value(), "timeout");  // budget spent
+  r.add(100);
+  EXPECT_EQ(r.stop_reason(0).value(), "converged");
+}

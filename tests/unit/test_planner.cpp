@@ -1,0 +1,96 @@
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "runner/runner.hpp"
+
+using namespace assay;
+
+namespace {
+std::string suite_text(const std::string& workload, const std::string& backends, const std::string& dtype,
+                       const std::string& axes, const std::string& extra = "") {
+  return "[[bench]]\nname = \"g\"\nworkload = \"" + workload + "\"\nbackends = " + backends + "\ndtype = \"" +
+         dtype + "\"\n" + extra + "[bench.axes]\n" + axes;
+}
+std::string plan_error(const std::string& text) {
+  try {
+    runner::plan_cases(suite::parse_suite(text, "p.toml"), std::nullopt);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Planner, InterleavesBackendsPerPoint) {
+  const auto s = suite::parse_suite(
+      suite_text("gemm", "[\"assay\", \"cpu\"]", "f16", "m = [8, 16]\nn = \"m\"\nk = 4\n", "baseline = \"cpu\"\n"),
+      "p.toml");
+  const auto cases = runner::plan_cases(s, std::nullopt);
+  ASSERT_EQ(cases.size(), 4u);
+  EXPECT_EQ(cases[0].id, "g/assay/f16/k=4,m=8,n=8");
+  EXPECT_EQ(cases[1].id, "g/cpu/f16/k=4,m=8,n=8");
+  EXPECT_EQ(cases[2].id, "g/assay/f16/k=4,m=16,n=16");
+  const auto filtered = runner::plan_cases(s, std::string("cpu/.*m=16"));
+  ASSERT_EQ(filtered.size(), 1u);
+  EXPECT_EQ(filtered[0].id, "g/cpu/f16/k=4,m=16,n=16");
+}
+
+TEST(Planner, UnknownNamesAreInputErrorsWithLine) {
+  auto e = plan_error(suite_text("gemmm", "[\"cpu\"]", "f16", "m = 1\nn = 1\nk = 1\n"));
+  EXPECT_NE(e.find("p.toml:1:1: bench 'g': workload: unknown workload 'gemmm' (known: gemm)"), std::string::npos) << e;
+  e = plan_error(suite_text("gemm", "[\"cpu\", \"cuBLAS\"]", "f16", "m = 1\nn = 1\nk = 1\n"));
+  EXPECT_NE(e.find("backends: unknown backend 'cuBLAS'"), std::string::npos) << e;
+  e = plan_error(suite_text("gemm", "[\"cpu\"]", "f64", "m = 1\nn = 1\nk = 1\n"));
+  EXPECT_NE(e.find("dtype: 'f64' is not a dtype of gemm"), std::string::npos) << e;
+  e = plan_error(suite_text("gemm", "[\"cpu\"]", "f16", "m = 1\nn = 1\nq = 1\n"));
+  EXPECT_NE(e.find("p.toml:9:5: bench 'g': axes.q: gemm has no parameter 'q'"), std::string::npos) << e;
+  e = plan_error(suite_text("gemm", "[\"cpu\"]", "f16", "m = 1\nn = 1\n"));
+  EXPECT_NE(e.find("axes: parameter 'k' of gemm has no axis"), std::string::npos) << e;
+  e = plan_error(suite_text("gemm", "[\"cpu\"]", "f16", "m = 1\nn = 1\nk = 1\n[bench.check]\nshape = { z = 3 }\n"));
+  EXPECT_NE(e.find("check.shape.z: gemm has no parameter 'z'"), std::string::npos) << e;
+}
+
+TEST(Planner, OverflowingProblemIsAnInputError) {
+  const auto e = plan_error(suite_text("gemm", "[\"cpu\"]", "f32", "m = 2147483647\nn = \"m\"\nk = 1\n"));
+  EXPECT_NE(e.find("bench 'g': gemm: bytes of C overflows"), std::string::npos) << e;
+}
+
+TEST(Planner, BadFilterRegex) {
+  const auto s = suite::parse_suite(suite_text("gemm", "[\"cpu\"]", "f16", "m = 1\nn = 1\nk = 1\n"), "p.toml");
+  EXPECT_THROW(runner::plan_cases(s, std::string("(")), InputError);
+}
+
+TEST(Planner, ExitCodePrecedence) {
+  std::vector<CaseRecord> cases(3);
+  cases[0].status = CaseStatus::ok;
+  cases[1].status = CaseStatus::skipped;
+  cases[2].status = CaseStatus::ok;
+  EXPECT_EQ(runner::exit_code_for(cases), ExitCode::ok);
+  cases[2].status = CaseStatus::error;
+  EXPECT_EQ(runner::exit_code_for(cases), ExitCode::internal);
+  cases[0].status = CaseStatus::check_failed;
+  EXPECT_EQ(runner::exit_code_for(cases), ExitCode::check_failed);
+  std::vector<CaseRecord> skipped(2);
+  skipped[0].status = skipped[1].status = CaseStatus::skipped;
+  EXPECT_EQ(runner::exit_code_for(skipped), ExitCode::skipped);
+}
+
+TEST(Planner, BaselineRatios) {
+  std::vector<CaseRecord> cases(2);
+  for (auto& c : cases) {
+    c.bench = "g";
+    c.dtype = "f16";
+    c.params = {{"m", 8}};
+    c.baseline = "cublas";
+    c.status = CaseStatus::ok;
+    c.summary = stats::Summary{};
+  }
+  cases[0].backend = "assay";
+  cases[0].summary->median = 80;
+  cases[1].backend = "cublas";
+  cases[1].summary->median = 100;
+  runner::attach_baseline_ratios(cases);
+  EXPECT_DOUBLE_EQ(*cases[0].speedup_vs_baseline, 1.25);  // 100 / 80: assay is faster
+  EXPECT_DOUBLE_EQ(*cases[0].baseline_median_ns, 100);
+  EXPECT_DOUBLE_EQ(*cases[1].speedup_vs_baseline, 1.0);
+}

@@ -1,0 +1,104 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/results.hpp"
+
+using namespace assay;
+
+namespace {
+ResultsDocument sample_doc() {
+  ResultsDocument d;
+  d.run.assay_version = "0.1.0";
+  d.run.git_commit = "abc";
+  d.run.command_line = {"assay", "run", "x.toml"};
+  d.run.device.kind = "cuda";
+  d.run.device.name = "NVIDIA H100 80GB HBM3";
+  d.run.device.l2_bytes = 52428800;
+  d.run.libraries["cublas"] = "13.0.0";
+  d.run.environment["seed"] = "1";
+  CaseRecord c;
+  c.id = "b/assay/f16/k=1,m=2,n=3";
+  c.bench = "b";
+  c.workload = "gemm";
+  c.backend = "assay";
+  c.dtype = "f16";
+  c.params = {{"m", 2}, {"n", 3}, {"k", 1}};
+  c.status = CaseStatus::ok;
+  CheckRecord chk;
+  chk.passed = true;
+  chk.fails = 0;
+  chk.checked = 6;
+  chk.max_abs = 1e-3;
+  chk.rel_l2 = 2.5e-4;
+  c.check = chk;
+  MeasurementRecord m;
+  m.mode = "cold";
+  m.samples_ns = {1000.5, 1001, 999};
+  m.sm_clock_mhz = {1980, 1975, 1980};
+  m.stop_reason = "converged";
+  c.measurement = m;
+  c.summary = stats::summarize(m.samples_ns);
+  c.speedup_vs_baseline = 1.25;
+  d.cases.push_back(c);
+  CaseRecord failed = c;
+  failed.status = CaseStatus::check_failed;
+  failed.summary.reset();
+  failed.speedup_vs_baseline.reset();
+  failed.check->rel_l2 = std::numeric_limits<double>::infinity();  // NaN in the output
+  d.cases.push_back(failed);
+  return d;
+}
+std::string error_of(const std::string& text) {
+  try {
+    parse_results_json(text, "r.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(ResultsJson, RoundTripKeepsEverything) {
+  const ResultsDocument d = sample_doc();
+  const std::string text = to_json_text(d);
+  const ResultsDocument back = parse_results_json(text, "r.json");
+  EXPECT_EQ(to_json_text(back), text);
+  ASSERT_EQ(back.cases.size(), 2u);
+  EXPECT_EQ(back.cases[0].measurement->samples_ns, (std::vector<double>{1000.5, 1001, 999}));
+  EXPECT_EQ(back.cases[0].summary->median, 1000.5);
+  EXPECT_EQ(back.cases[0].speedup_vs_baseline, 1.25);
+  EXPECT_EQ(back.cases[0].params.at("n"), 3);
+  EXPECT_EQ(back.cases[1].status, CaseStatus::check_failed);
+  EXPECT_FALSE(back.cases[1].summary.has_value());
+  EXPECT_TRUE(std::isinf(back.cases[1].check->rel_l2));
+  EXPECT_EQ(back.run.device.l2_bytes, 52428800u);
+}
+
+TEST(ResultsJson, SchemaIsCheckedFirst) {
+  std::string text = to_json_text(sample_doc());
+  const auto pos = text.find("\"schema_version\": 1");
+  ASSERT_NE(pos, std::string::npos);
+  text.replace(pos, 19, "\"schema_version\": 7");
+  EXPECT_NE(error_of(text).find("r.json: field '$.schema_version' is 7; this assay reads version 1"),
+            std::string::npos)
+      << error_of(text);
+}
+
+TEST(ResultsJson, ForeignAndTruncatedDocuments) {
+  EXPECT_NE(error_of("{\"hello\": 1}").find("field '$.schema' missing"), std::string::npos);
+  EXPECT_NE(error_of("{\"schema\": \"other\", \"schema_version\": 1}").find("not an assay results document"),
+            std::string::npos);
+  const std::string text = to_json_text(sample_doc());
+  EXPECT_NE(error_of(text.substr(0, text.size() / 2)).find("r.json: not valid JSON"), std::string::npos);
+  EXPECT_NE(error_of("[1,2]").find("expected an object"), std::string::npos);
+}
+
+TEST(ResultsJson, WrongFieldTypeNamesThePath) {
+  std::string text = to_json_text(sample_doc());
+  const auto pos = text.find("\"status\": \"ok\"");
+  ASSERT_NE(pos, std::string::npos);
+  text.replace(pos, 14, "\"status\": \"fine\"");
+  EXPECT_NE(error_of(text).find("field '$.cases[0].status' must be one of"), std::string::npos) << error_of(text);
+}
