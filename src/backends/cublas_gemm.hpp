@@ -4,8 +4,8 @@
 namespace assay {
 
 // cuBLAS through cublasGemmEx, loaded at run time (libcublas.so.13) so that the assay
-// binary starts where cuBLAS is missing and says so. fp32: CUBLAS_COMPUTE_32F with the
-// default math mode, i.e. TF32 off; fp16/bf16: fp32 compute, default math (as PyTorch).
+// binary starts where cuBLAS is missing and says so. CUBLAS_COMPUTE_32F for every dtype
+// (fp32: TF32 off), and reduced-precision split-K reduction disallowed.
 class CublasGemmBackend final : public Backend {
  public:
   std::string name() const override { return "cublas"; }

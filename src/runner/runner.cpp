@@ -314,7 +314,7 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
   run.environment = relevant_environment();
   run.environment["seed"] = std::to_string(opt.seed);
   run.environment["tf32"] = "off (cuBLAS CUBLAS_COMPUTE_32F with CUBLAS_DEFAULT_MATH)";
-  run.environment["cublas_math_mode"] = "CUBLAS_DEFAULT_MATH";
+  run.environment["cublas_math_mode"] = "CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION";
 
   for (std::size_t i = 0; i < planned.size(); ++i) {
     const PlannedCase& pc = planned[i];
