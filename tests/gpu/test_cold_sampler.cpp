@@ -38,7 +38,7 @@ suite::MeasureConfig config() {
 
 // Median of `mode` samples of a spin kernel of `ns` nanoseconds.
 double median_of(const std::string& mode, gpu::DeviceContext& ctx, unsigned long long ns,
-                 measure::MeasurementRecord* rec_out = nullptr) {
+                 MeasurementRecord* rec_out = nullptr) {
   SpinInstance spin(ns);
   std::unique_ptr<measure::Sampler> sampler;
   if (mode == "cold") sampler = std::make_unique<measure::ColdSampler>(ctx, spin);
@@ -58,7 +58,7 @@ double median_of(const std::string& mode, gpu::DeviceContext& ctx, unsigned long
 TEST(ColdSampler, MeasuresA100usSpinWithin2Percent) {
   ASSAY_REQUIRE_GPU();
   gpu::DeviceContext ctx(0);
-  measure::MeasurementRecord rec;
+  MeasurementRecord rec;
   const double spin = median_of("cold", ctx, 100'000, &rec);
   const double floor = median_of("cold", ctx, 0);
   EXPECT_NEAR(spin - floor, 100'000, 2'000) << "spin " << spin << " ns, empty kernel " << floor << " ns";
