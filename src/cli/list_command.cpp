@@ -33,7 +33,7 @@ Action add_list_command(CLI::App& app) {
     for (int i = 0; i < n; ++i) {
       const auto ex = runner::make_cuda_executor(i);
       const auto& d = ex->device();
-      std::cout << "  " << i << "  " << d.name << "  sm_" << d.compute_capability << ", " << d.sm_count << " SMs, "
+      std::cout << "  " << i << "  " << d.name << "  " << sm_name(d.compute_capability) << ", " << d.sm_count << " SMs, "
                 << (d.memory_bytes >> 20) << " MiB, L2 " << (d.l2_bytes >> 20) << " MiB, max SM clock "
                 << d.max_sm_clock_mhz << " MHz, driver " << d.driver_version << ", runtime " << d.runtime_version
                 << ", " << d.uuid << "\n";

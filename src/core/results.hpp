@@ -31,6 +31,14 @@ struct DeviceRecord {
   int cpu_threads = 0;
 };
 
+// "9.0" -> "sm_90", "12.0" -> "sm_120".
+inline std::string sm_name(const std::string& compute_capability) {
+  std::string s = "sm_";
+  for (char c : compute_capability)
+    if (c != '.') s += c;
+  return s;
+}
+
 struct RunRecord {
   std::string schema = kResultsSchemaName;
   int schema_version = kResultsSchemaVersion;
@@ -55,7 +63,7 @@ struct RunRecord {
 struct CheckRecord {
   bool passed = false;
   std::string oracle;  // "fp64-cpu" (all elements) or "fp64-cpu-sampled-rows"
-  std::string shape;   // e.g. "m=384,n=384,k=384"
+  std::string shape;   // e.g. "k=384,m=384,n=384"
   std::uint64_t seed = 0;
   double atol = 0, rtol = 0;
   double max_abs = 0, max_rel = 0, rel_l2 = 0;

@@ -108,6 +108,9 @@ class Reader {
   T get(const char* key) const {
     const auto it = j_.find(key);
     if (it == j_.end()) fail(key, "missing");
+    // The writer turns non-finite numbers into null (JSON has no NaN or infinity).
+    if constexpr (std::is_floating_point_v<T>)
+      if (it->is_null()) return std::numeric_limits<T>::quiet_NaN();
     try {
       return it->template get<T>();
     } catch (const nlohmann::json::exception&) {

@@ -21,7 +21,7 @@ double peak_tflops(const DeviceRecord& d, const std::string& dtype, std::string*
   if (per_sm == 0) return 0;
   if (source)
     *source = "SMs x " + std::to_string(static_cast<int>(per_sm)) + " FLOP/clk x max SM clock " +
-              std::to_string(d.max_sm_clock_mhz) + " MHz (sm_" + cc.substr(0, 1) + cc.substr(2) + ")";
+              std::to_string(d.max_sm_clock_mhz) + " MHz (" + sm_name(cc) + ")";
   return d.sm_count * per_sm * d.max_sm_clock_mhz * 1e6 / 1e12;
 }
 

@@ -32,7 +32,7 @@ MeasurementRecord run_measurement(Sampler& sampler, const suite::MeasureConfig& 
       std::this_thread::sleep_for(std::chrono::duration<double>(cfg.throttle_backoff_s));
     } else {
       rec.samples_ns.push_back(s.ns);
-      if (s.sm_clock_mhz > 0) rec.sm_clock_mhz.push_back(s.sm_clock_mhz);
+      if (reference_mhz > 0) rec.sm_clock_mhz.push_back(s.sm_clock_mhz);  // aligned with samples_ns; 0: no tick seen
       rule.add(s.ns);
     }
     if (auto reason = rule.stop_reason(elapsed())) {

@@ -54,8 +54,8 @@ std::vector<Row> rows_of(const ResultsDocument& doc) {
 std::string device_line(const RunRecord& run) {
   const auto& d = run.device;
   if (d.kind == "cuda")
-    return fmt::format("{} (sm_{}, {} SMs, max SM clock {} MHz), driver {}, runtime {}", d.name,
-                       d.compute_capability.substr(0, 1) + d.compute_capability.substr(2), d.sm_count,
+    return fmt::format("{} ({}, {} SMs, max SM clock {} MHz), driver {}, runtime {}", d.name,
+                       sm_name(d.compute_capability), d.sm_count,
                        d.max_sm_clock_mhz, d.driver_version, d.runtime_version);
   return fmt::format("{} ({} threads)", d.name, d.cpu_threads);
 }

@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <thread>
 
 #include "measure/cpu_sampler.hpp"
@@ -16,7 +18,10 @@ class CpuExecutor final : public Executor {
   }
   const DeviceRecord& device() const override { return device_; }
   void* stream() const override { return nullptr; }
-  std::uint64_t free_memory() const override { return ~0ull; }
+  // Available physical memory: a problem that cannot fit is a case error, not an OOM kill.
+  std::uint64_t free_memory() const override {
+    return static_cast<std::uint64_t>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  }
   std::unique_ptr<measure::Sampler> sampler(const suite::MeasureConfig&, Instance& inst,
                                             std::uint64_t) override {
     return std::make_unique<measure::CpuSampler>([&inst] { inst.call(nullptr); });

@@ -1,6 +1,7 @@
 #include "runner/runner.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <regex>
 #include <set>
 
@@ -35,6 +36,13 @@ std::uint64_t fnv1a(const std::string& s) {
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
   return h;
+}
+
+// A file stem not used yet by a results file (two runs can finish in the same second).
+std::string unique_stem(const std::string& stem) {
+  std::string s = stem;
+  for (int i = 2; std::filesystem::exists(s + ".json"); ++i) s = stem + "-" + std::to_string(i);
+  return s;
 }
 
 std::string gib(double bytes) {
@@ -108,7 +116,7 @@ std::unique_ptr<Problem> make_problem(const suite::Bench& b, const Params& param
   const double need = static_cast<double>(problem->device_bytes());
   const double free = static_cast<double>(ex.free_memory());
   if (need > 0.95 * free)
-    throw InternalError(params_string(params) + " needs " + gib(need) + " of device memory; " + gib(free) +
+    throw InternalError(params_string(params) + " needs " + gib(need) + " of memory; " + gib(free) +
                         " is free on " + ex.device().name);
   return problem;
 }
@@ -133,16 +141,38 @@ std::string check_failure_reason(const char* which, const CheckRecord& c) {
   return buf;
 }
 
+}  // namespace
+
+Params check_params(const suite::Bench& b, const Params& point) {
+  Params p = point;
+  for (const auto& [k, v] : b.check.shape) p[k] = v;
+  for (const auto& axis : b.axes) {
+    if (axis.expression.empty() || b.check.shape.count(axis.name)) continue;
+    const std::int64_t v = suite::eval_expression(axis.expression, p);
+    if (v < 1) throw InputError(axis.pos.str() + ": bench '" + b.name + "': axes." + axis.name +
+                                " is " + std::to_string(v) + " at the check shape");
+    p[axis.name] = v;
+  }
+  return p;
+}
+
+namespace {
+
 void run_case(const PlannedCase& pc, const RunOptions& opt, Executor& ex, CaseRecord& rec) {
   const suite::Bench& b = *pc.bench;
   const Backend& backend = *find_backend(pc.backend);
   const DType dtype = *parse_dtype(pc.point.dtype);
-  const std::uint64_t case_seed = opt.seed ^ fnv1a(pc.id);
+  // Seeded by the point, not the backend: every backend of a point gets the same input bytes.
+  const std::uint64_t case_seed = opt.seed ^ fnv1a(b.name + "/" + pc.point.dtype + "/" + params_string(pc.point.params));
 
+  if (!b.check.enabled && opt.check_only) {
+    rec.status = CaseStatus::skipped;
+    rec.reason = "check disabled in the suite (check.enabled = false)";
+    return;
+  }
   if (b.check.enabled) {
     // Fresh random inputs, a poisoned output, one call, and the fp64 oracle on every element.
-    Params shape = pc.point.params;
-    for (const auto& [k, v] : b.check.shape) shape[k] = v;
+    const Params shape = check_params(b, pc.point.params);
     const auto problem = make_problem(b, shape, dtype, ex);
     const std::uint64_t seed = case_seed + 1;
     const auto inputs = problem->make_inputs(seed);
@@ -174,11 +204,10 @@ void run_case(const PlannedCase& pc, const RunOptions& opt, Executor& ex, CaseRe
   rec.variant = inst->variant();
 
   if (b.check.enabled && b.check.recheck) {
-    // The last timed call writes into a poisoned output, which is then checked again.
+    // One more call through the same sampler writes into a poisoned output, which is then
+    // checked again. Its time is not added to the samples the stopping rule accepted.
     inst->poison_output();
-    const measure::Sample last = sampler->sample();
-    m.samples_ns.push_back(last.ns);
-    if (last.sm_clock_mhz > 0) m.sm_clock_mhz.push_back(last.sm_clock_mhz);
+    sampler->sample();
     ex.synchronize();
     rec.recheck = check_instance(*inst, *problem, inputs, b.check.sampled_rows, b.check, seed);
   }
@@ -306,6 +335,8 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
   run.suite_name = s.name;
   run.suite_hash = s.hash;
   run.mode = opt.check_only ? "check" : opt.mode.value_or(s.benches.front().measure.mode);
+  for (const auto& b : s.benches)
+    if (!opt.check_only && !opt.mode && b.measure.mode != run.mode) run.mode = "mixed";
   run.device = cuda ? cuda->device() : cpu->device();
   if (!cuda && !opt.check_only) run.mode = "cpu";  // every case is measured by the host clock
   run.libraries = cuda_library_versions();
@@ -316,18 +347,24 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
   run.environment["tf32"] = "off (cuBLAS CUBLAS_COMPUTE_32F with CUBLAS_DEFAULT_MATH)";
   run.environment["cublas_math_mode"] = "CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION";
 
+  // The results file is named at the start and rewritten (atomically) after every case that
+  // ran, so a run that dies part-way leaves the cases it finished.
+  const std::string stem = unique_stem(opt.out_dir + "/" + s.name + "-" + (opt.tag.empty() ? "untagged" : opt.tag) +
+                                       "-" + utc_now_compact());
+  out.results_path = stem + ".json";
+  out.markdown_path = stem + ".md";
   for (std::size_t i = 0; i < planned.size(); ++i) {
     const PlannedCase& pc = planned[i];
     CaseRecord rec = make_record(pc);
     const Backend& backend = *find_backend(pc.backend);
     Executor* ex = backend.target() == Target::cuda ? cuda.get() : cpu.get();
     const std::string counter = "[" + std::to_string(i + 1) + "/" + std::to_string(planned.size()) + "] ";
-    if (const auto why = backend.unavailable_reason(); !why.empty()) {
-      rec.status = CaseStatus::skipped;
-      rec.reason = why;
-    } else if (!ex) {
+    if (!ex) {
       rec.status = CaseStatus::skipped;
       rec.reason = cuda_skip;
+    } else if (const auto why = backend.unavailable_reason(); !why.empty()) {
+      rec.status = CaseStatus::skipped;
+      rec.reason = why;
     } else {
       progress(counter + pc.id + " ...");
       try {
@@ -354,7 +391,10 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
     }
     if (!rec.reason.empty()) line += ": " + rec.reason;
     progress(line);
+    const bool ran = rec.status != CaseStatus::skipped;
     out.doc.cases.push_back(std::move(rec));
+    if (ran || std::filesystem::exists(out.results_path))
+      write_file_atomically(out.results_path, to_json_text(out.doc));
   }
   run.finished_utc = utc_now_iso8601();
   attach_baseline_ratios(out.doc.cases);
@@ -362,14 +402,12 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
 
   if (out.code == ExitCode::skipped) {
     out.skipped_reason = cuda_skip.empty() ? out.doc.cases.front().reason : cuda_skip;
-    return out;  // nothing ran: no results file
+    out.results_path.clear();  // nothing ran: no results file was written
+    out.markdown_path.clear();
+    return out;
   }
-  const std::string stem = opt.out_dir + "/" + s.name + "-" + (opt.tag.empty() ? "untagged" : opt.tag) + "-" +
-                           utc_now_compact();
-  out.results_path = stem + ".json";
-  out.markdown_path = stem + ".md";
-  write_file_atomically(out.markdown_path, report::markdown_summary(out.doc));
   write_file_atomically(out.results_path, to_json_text(out.doc));
+  write_file_atomically(out.markdown_path, report::markdown_summary(out.doc));
   return out;
 }
 

@@ -29,7 +29,7 @@ struct PlannedCase {
   const suite::Bench* bench;
   std::string backend;
   suite::Point point;
-  std::string id;  // bench/backend/dtype/m=..,n=..,k=..
+  std::string id;  // bench/backend/dtype/params, params in name order: k=..,m=..,n=..
 };
 
 // Validates the suite against the registered workloads and backends and expands it.
@@ -46,6 +46,11 @@ struct RunOutcome {
 
 // progress(line) is called before and after each case.
 RunOutcome run_suite(const RunOptions& options, const std::function<void(const std::string&)>& progress);
+
+// The point's parameters with the check shape's values put in, and the derived axes that the
+// check shape does not name evaluated again (so `n = "m"` follows a check shape's m).
+std::map<std::string, std::int64_t> check_params(const suite::Bench& b,
+                                                 const std::map<std::string, std::int64_t>& point);
 
 // Speedups of each case against the baseline backend of its bench at the same point.
 void attach_baseline_ratios(std::vector<CaseRecord>& cases);

@@ -3,11 +3,13 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <set>
 #include <sstream>
 
 #include "core/atomic_file.hpp"
+#include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "suite/suite.hpp"
 
@@ -152,6 +154,9 @@ class Parser {
     }
     if (axis.values.size() > static_cast<std::size_t>(kMaxAxisValues))
       fail(n, field, "has more than " + std::to_string(kMaxAxisValues) + " values");
+    std::set<std::int64_t> seen;
+    for (auto v : axis.values)
+      if (!seen.insert(v).second) fail(n, field, "lists " + std::to_string(v) + " twice");
     return axis;
   }
 
@@ -176,7 +181,7 @@ class Parser {
       m.throttle_threshold = number_of(*n, field + ".throttle_threshold", 0, 1);
     if (const auto* n = t.get("throttle_backoff_s"))
       m.throttle_backoff_s = number_of(*n, field + ".throttle_backoff_s", 0, 10);
-    if (const auto* n = t.get("graph_calls")) m.graph_calls = integer_of(*n, field + ".graph_calls", 1, 100000);
+    if (const auto* n = t.get("graph_calls")) m.graph_calls = integer_of(*n, field + ".graph_calls", 0, 100000);
     if (m.max_samples < m.min_samples)
       fail(t, field + ".max_samples", "must not be less than min_samples");
   }
@@ -221,7 +226,16 @@ class Parser {
       for (const auto& be : b.backends) listed = listed || be == b.baseline;
       if (!listed) fail(*n, field + ".baseline", "'" + b.baseline + "' is not one of the bench's backends");
     }
-    b.dtypes = strings_of(need("dtype"), field + ".dtype");
+    // Canonical names (fp16 -> f16, ...), so ids, baselines and peaks never see aliases.
+    const auto& dtype_node = need("dtype");
+    for (const auto& d : strings_of(dtype_node, field + ".dtype")) {
+      const auto t = parse_dtype(d);
+      if (!t) fail(dtype_node, field + ".dtype", "unknown dtype '" + d + "' (f32, f16, bf16)");
+      const std::string name(dtype_name(*t));
+      if (std::find(b.dtypes.begin(), b.dtypes.end(), name) != b.dtypes.end())
+        fail(dtype_node, field + ".dtype", "lists " + name + " twice");
+      b.dtypes.push_back(name);
+    }
     const auto& axes_node = need("axes");
     const auto* axes = axes_node.as_table();
     if (!axes || axes->empty()) fail(axes_node, field + ".axes", "must be a non-empty table");
@@ -252,7 +266,12 @@ class Parser {
       const auto* t = n->as_table();
       if (!t) fail(*n, "suite", "must be a table");
       reject_unknown_keys(*t, "suite", {"name", "description"});
-      if (const auto* v = t->get("name")) s.name = string_of(*v, "suite.name");
+      if (const auto* v = t->get("name")) {
+        s.name = string_of(*v, "suite.name");
+        for (char c : s.name)  // it becomes part of the results file name
+          if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-')
+            fail(*v, "suite.name", "use only letters, digits, '.', '_' and '-'");
+      }
       if (const auto* v = t->get("description")) s.description = string_of(*v, "suite.description");
     }
     MeasureConfig measure;

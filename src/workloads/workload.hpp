@@ -43,7 +43,7 @@ class Problem {
   virtual HostTensor output_like() const = 0;
   // All elements when sampled_rows <= 0; otherwise that many rows spread over the output.
   virtual Reference reference(const std::vector<HostTensor>& inputs, std::int64_t sampled_rows) const = 0;
-  std::string shape_string() const;  // "m=384,n=384,k=384"
+  std::string shape_string() const;  // "k=384,m=384,n=384" (names in order)
 };
 
 class Workload {

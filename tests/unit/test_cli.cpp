@@ -19,8 +19,18 @@ struct Result {
   std::string out;  // stdout and stderr together
 };
 
+// The assay binary beside this test executable, and the source tree: the configured one when
+// it exists, else the working directory (on the GPU machine the tree is copied elsewhere).
+std::string assay_bin() { return (fs::read_symlink("/proc/self/exe").parent_path() / "assay").string(); }
+std::string source_dir() { return fs::exists(ASSAY_SOURCE_DIR "/suites") ? ASSAY_SOURCE_DIR : fs::current_path().string(); }
+
+bool have_gpu() {
+  std::string why;
+  return runner::cuda_devices(&why) > 0;
+}
+
 Result run(const std::string& args) {
-  const std::string cmd = std::string("cd ") + ASSAY_SOURCE_DIR + " && " + ASSAY_BIN + " " + args + " 2>&1";
+  const std::string cmd = "cd " + source_dir() + " && " + assay_bin() + " " + args + " 2>&1";
   Result r{-1, {}};
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf{};
@@ -101,7 +111,7 @@ TEST(Cli, WholeCpuRunWritesAValidResultsFile) {
 
 TEST(Cli, JsonOnStdout) {
   const fs::path out = fresh_dir("json");
-  const std::string cmd = std::string("cd ") + ASSAY_SOURCE_DIR + " && " + ASSAY_BIN +
+  const std::string cmd = "cd " + source_dir() + " && " + assay_bin() +
                           " run tests/data/cpu_small.toml --device cpu --json --filter 'f32/.*m=17' --out " +
                           out.string() + " 2>/dev/null";
   std::string text;
@@ -168,10 +178,48 @@ TEST(Cli, GpuSuiteOnCpuDeviceIsSkippedWithExitTwo) {
 }
 
 TEST(Cli, GpuSuiteWithoutGpuSaysNoCudaDevice) {
-  std::string why;
-  if (runner::cuda_devices(&why) > 0) GTEST_SKIP() << "a CUDA device is present; this test is for machines without one";
+  if (have_gpu()) GTEST_SKIP() << "a CUDA device is present; this test is for machines without one";
   const fs::path out = fresh_dir("nogpu");
   const auto r = run("run suites/gemm.toml --out " + out.string());
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("skipped: no CUDA device"), std::string::npos) << r.out;
+}
+
+TEST(CliGpu, TooLargeForDeviceMemoryIsACaseErrorAndTheRestRuns) {
+  if (!have_gpu()) GTEST_SKIP() << "skipped: no CUDA device";
+  const fs::path out = fresh_dir("toolarge");
+  const auto r = run("run tests/data/gpu_too_large.toml --out " + out.string());
+  EXPECT_EQ(r.code, 4) << r.out;
+  const auto files = files_in(out, ".json");
+  ASSERT_EQ(files.size(), 1u) << r.out;
+  const ResultsDocument doc = parse_results_json(read_text_file(files[0]), files[0].string());
+  ASSERT_EQ(doc.cases.size(), 2u);
+  EXPECT_EQ(doc.cases[0].status, CaseStatus::error);
+  EXPECT_NE(doc.cases[0].reason.find("of memory;"), std::string::npos) << doc.cases[0].reason;
+  EXPECT_TRUE(doc.cases[0].check && doc.cases[0].check->passed);  // the small check shape ran
+  EXPECT_EQ(doc.cases[1].status, CaseStatus::ok) << doc.cases[1].reason;
+  fs::remove_all(out);
+}
+
+TEST(CliGpu, QuickGpuRunHasSpeedupsAndClocks) {
+  if (!have_gpu()) GTEST_SKIP() << "skipped: no CUDA device";
+  const fs::path out = fresh_dir("gpuquick");
+  const auto r = run("run tests/data/gpu_small.toml --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto files = files_in(out, ".json");
+  ASSERT_EQ(files.size(), 1u);
+  const ResultsDocument doc = parse_results_json(read_text_file(files[0]), files[0].string());
+  EXPECT_EQ(doc.run.device.kind, "cuda");
+  EXPECT_FALSE(doc.run.device.uuid.empty());
+  EXPECT_GT(doc.run.device.l2_bytes, 0u);
+  for (const auto& c : doc.cases) {
+    ASSERT_EQ(c.status, CaseStatus::ok) << c.id << ": " << c.reason;
+    EXPECT_EQ(c.measurement->mode, "cold");
+    EXPECT_EQ(c.measurement->sm_clock_mhz.size(), c.measurement->samples_ns.size());
+    EXPECT_GE(c.measurement->l2_flush_bytes, 2 * doc.run.device.l2_bytes);
+    ASSERT_TRUE(c.speedup_vs_baseline.has_value()) << c.id;
+    if (c.backend == "cublas") EXPECT_DOUBLE_EQ(*c.speedup_vs_baseline, 1.0);
+    EXPECT_GT(c.derived->pct_of_peak, 0);
+  }
+  fs::remove_all(out);
 }

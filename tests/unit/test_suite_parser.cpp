@@ -143,6 +143,20 @@ TEST(SuiteParser, BaselineMustBeABackendAndNamesUnique) {
   EXPECT_NE(error_of(twice).find("bench[0].backends: lists 'cpu' twice"), std::string::npos) << error_of(twice);
 }
 
+TEST(SuiteParser, DtypeAliasesAreCanonicalAndDuplicatesRejected) {
+  const auto s = parse_suite(bench_with("m = 1\nn = 1\nk = 1\n").replace(
+                                 bench_with("").find("dtype = \"f32\""), 13, "dtype = [\"fp16\", \"bfloat16\"]"),
+                             "t.toml");
+  EXPECT_EQ(s.benches[0].dtypes, (std::vector<std::string>{"f16", "bf16"}));
+  const auto dup = bench_with("m = 1\nn = 1\nk = 1\n").replace(bench_with("").find("dtype = \"f32\""), 13,
+                                                                    "dtype = [\"f16\", \"half\"]");
+  EXPECT_NE(error_of(dup).find("bench[0].dtype: lists f16 twice"), std::string::npos) << error_of(dup);
+  EXPECT_NE(error_of(bench_with("m = [8, 8]\nn = 1\nk = 1\n")).find("bench[0].axes.m: lists 8 twice"),
+            std::string::npos);
+  EXPECT_NE(error_of("[suite]\nname = \"a/b\"\n" + bench_with("m = 1\nn = 1\nk = 1\n")).find("suite.name: use only"),
+            std::string::npos);
+}
+
 TEST(SuiteParser, RangeErrors) {
   EXPECT_NE(error_of(bench_with("m = { start = 8, stop = 4 }\nn = 1\nk = 1\n")).find("must not be less than start"),
             std::string::npos);
