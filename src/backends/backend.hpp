@@ -10,7 +10,9 @@
 
 namespace assay {
 
-enum class Target { cpu, cuda };
+// cpu and cuda backends run in this process; external ones are adapter programs
+// (docs/adapters.md) that run, time and write their output themselves.
+enum class Target { cpu, cuda, external };
 
 class Instance {
  public:

@@ -1,4 +1,5 @@
 #include "backends/cpu_gemm.hpp"
+#include "backends/external_backend.hpp"
 #ifdef ASSAY_HAVE_CUDA
 #include "backends/assay_gemm.hpp"
 #include "backends/cublas_gemm.hpp"
@@ -8,16 +9,30 @@
 
 namespace assay {
 
+namespace {
+std::vector<const Backend*> with_external(std::vector<const Backend*> native) {
+  static const std::vector<ExternalBackend> external = [] {
+    std::vector<ExternalBackend> v;
+    for (const auto& spec : external_backend_specs()) v.emplace_back(spec);
+    return v;
+  }();
+  for (const auto& b : external) native.push_back(&b);
+  return native;
+}
+}  // namespace
+
 std::vector<const Backend*> all_backends() {
   static const CpuGemmBackend cpu;
 #ifdef ASSAY_HAVE_CUDA
   static const AssayGemmBackend assay_gemm;
   static const CublasGemmBackend cublas;
-  return {&assay_gemm, &cublas, &cpu};
+  static const auto all = with_external({&assay_gemm, &cublas, &cpu});
+  return all;
 #else
   static const UnbuiltBackend assay_gemm("assay", "assay's own CUDA GEMM kernels (not built)");
   static const UnbuiltBackend cublas("cublas", "cuBLAS cublasGemmEx (not built)");
-  return {&assay_gemm, &cublas, &cpu};
+  static const auto all = with_external({&assay_gemm, &cublas, &cpu});
+  return all;
 #endif
 }
 

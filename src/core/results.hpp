@@ -94,6 +94,16 @@ struct DerivedRecord {
   std::string peak_source;
 };
 
+// What an external adapter (docs/adapters.md) reported about itself, for the record.
+struct AdapterRecord {
+  std::vector<std::string> command;
+  std::map<std::string, std::string> versions;
+  std::map<std::string, double> summary_ms;  // the adapter's own summary, kept for cross-checking
+  std::map<std::string, double> throughput;
+  double peak_memory_bytes = 0;
+  std::string stderr_tail;  // of the measuring call
+};
+
 enum class CaseStatus { ok, check_failed, skipped, error };
 std::string case_status_name(CaseStatus s);
 std::optional<CaseStatus> parse_case_status(const std::string& s);
@@ -116,6 +126,7 @@ struct CaseRecord {
   std::string baseline;                      // baseline backend of the bench
   std::optional<double> speedup_vs_baseline;  // baseline median / this median (>1: faster)
   std::optional<double> baseline_median_ns;
+  std::optional<AdapterRecord> adapter;  // external backends only
 };
 
 struct ResultsDocument {

@@ -82,6 +82,12 @@ json device_json(const DeviceRecord& d) {
           {"cpu_threads", d.cpu_threads}};
 }
 
+json adapter_json(const AdapterRecord& a) {
+  return {{"command", a.command},       {"versions", a.versions},
+          {"summary_ms", a.summary_ms}, {"throughput", a.throughput},
+          {"peak_memory_bytes", a.peak_memory_bytes}, {"stderr_tail", a.stderr_tail}};
+}
+
 json case_json(const CaseRecord& c) {
   json j = {{"id", c.id},         {"bench", c.bench},     {"workload", c.workload},
             {"backend", c.backend}, {"variant", c.variant}, {"dtype", c.dtype},
@@ -94,6 +100,7 @@ json case_json(const CaseRecord& c) {
   j["derived"] = c.derived ? derived_json(*c.derived) : json(nullptr);
   j["speedup_vs_baseline"] = c.speedup_vs_baseline ? json(*c.speedup_vs_baseline) : json(nullptr);
   j["baseline_median_ns"] = c.baseline_median_ns ? json(*c.baseline_median_ns) : json(nullptr);
+  if (c.adapter) j["adapter"] = adapter_json(*c.adapter);
   return j;
 }
 
@@ -124,6 +131,7 @@ class Reader {
     if (!it->is_number()) fail(key, "must be a number or null");
     return it->get<double>();
   }
+  bool has(const char* key) const { return j_.contains(key); }
   const json* optional_object(const char* key) const {
     const auto it = j_.find(key);
     if (it == j_.end()) fail(key, "missing");
@@ -211,6 +219,17 @@ DerivedRecord read_derived(const Reader& r) {
   return d;
 }
 
+AdapterRecord read_adapter(const Reader& r) {
+  AdapterRecord a;
+  a.command = r.get<std::vector<std::string>>("command");
+  a.versions = r.get<std::map<std::string, std::string>>("versions");
+  a.summary_ms = r.get<std::map<std::string, double>>("summary_ms");
+  a.throughput = r.get<std::map<std::string, double>>("throughput");
+  a.peak_memory_bytes = r.get<double>("peak_memory_bytes");
+  a.stderr_tail = r.get<std::string>("stderr_tail");
+  return a;
+}
+
 DeviceRecord read_device(const Reader& r) {
   DeviceRecord d;
   d.kind = r.get<std::string>("kind");
@@ -253,6 +272,7 @@ CaseRecord read_case(const Reader& r) {
   if (r.optional_object("derived")) c.derived = read_derived(r.child("derived"));
   if (r.optional_object("speedup_vs_baseline")) c.speedup_vs_baseline = r.get<double>("speedup_vs_baseline");
   if (r.optional_object("baseline_median_ns")) c.baseline_median_ns = r.get<double>("baseline_median_ns");
+  if (r.has("adapter") && r.optional_object("adapter")) c.adapter = read_adapter(r.child("adapter"));
   return c;
 }
 

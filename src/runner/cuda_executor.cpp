@@ -45,6 +45,18 @@ std::unique_ptr<Executor> make_cuda_executor(int index) {
   return std::make_unique<CudaExecutor>(index);
 }
 
+std::optional<DeviceRecord> describe_cuda_device(const std::string& device) {
+  std::size_t used = 0;
+  int index = -1;
+  try {
+    index = std::stoi(device, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used != device.size() || index < 0 || index >= gpu::cuda_device_count(nullptr)) return std::nullopt;
+  return gpu::query_device(index);
+}
+
 std::map<std::string, std::string> cuda_library_versions() {
   int runtime = 0, driver = 0;
   cudaRuntimeGetVersion(&runtime);

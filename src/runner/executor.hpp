@@ -2,6 +2,7 @@
 // Where instances run: the host (CPU backends) or one CUDA device. Hides the CUDA types
 // from the runner so that CPU-only builds share all of its logic.
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "backends/backend.hpp"
@@ -29,6 +30,9 @@ std::unique_ptr<Executor> make_cpu_executor();
 std::unique_ptr<Executor> make_cuda_executor(int index);
 // Number of CUDA devices; 0 with `why` when none (or a CPU-only build).
 int cuda_devices(std::string* why);
+// Properties of the device named by `--device` ("0", ...), without setting it up for
+// measuring; nullopt when it is not a usable CUDA device.
+std::optional<DeviceRecord> describe_cuda_device(const std::string& device);
 // Versions of the CUDA runtime pieces for the results metadata.
 std::map<std::string, std::string> cuda_library_versions();
 

@@ -13,6 +13,8 @@ std::unique_ptr<Executor> make_cuda_executor(int) {
   throw SkipError("no CUDA device (this assay was built without CUDA)");
 }
 
+std::optional<DeviceRecord> describe_cuda_device(const std::string&) { return std::nullopt; }
+
 std::map<std::string, std::string> cuda_library_versions() { return {}; }
 
 }  // namespace assay::runner

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "backends/backend.hpp"
+#include "backends/external_backend.hpp"
 #include "core/atomic_file.hpp"
 #include "assay/version.hpp"
 #include "gpu/device_info.hpp"
@@ -158,12 +159,30 @@ Params check_params(const suite::Bench& b, const Params& point) {
 
 namespace {
 
+// Seeded by the point, not the backend: every backend of a point gets the same input bytes.
+std::uint64_t point_seed(const RunOptions& opt, const PlannedCase& pc) {
+  return opt.seed ^ fnv1a(pc.bench->name + "/" + pc.point.dtype + "/" + params_string(pc.point.params));
+}
+
+// Summary and derived figures of a case whose checks passed.
+void finish_ok(CaseRecord& rec, const Problem& problem, const DeviceRecord& device) {
+  rec.summary = stats::summarize(rec.measurement->samples_ns);
+  DerivedRecord d;
+  d.flops = problem.flops();
+  d.min_bytes = problem.min_bytes();
+  d.tflops = d.flops / rec.summary->median / 1e3;
+  d.gbs = d.min_bytes / rec.summary->median;
+  d.peak_tflops = gpu::peak_tflops(device, rec.dtype, &d.peak_source);
+  if (d.peak_tflops > 0) d.pct_of_peak = 100.0 * d.tflops / d.peak_tflops;
+  rec.derived = d;
+  rec.status = CaseStatus::ok;
+}
+
 void run_case(const PlannedCase& pc, const RunOptions& opt, Executor& ex, CaseRecord& rec) {
   const suite::Bench& b = *pc.bench;
   const Backend& backend = *find_backend(pc.backend);
   const DType dtype = *parse_dtype(pc.point.dtype);
-  // Seeded by the point, not the backend: every backend of a point gets the same input bytes.
-  const std::uint64_t case_seed = opt.seed ^ fnv1a(b.name + "/" + pc.point.dtype + "/" + params_string(pc.point.params));
+  const std::uint64_t case_seed = point_seed(opt, pc);
 
   if (!b.check.enabled && opt.check_only) {
     rec.status = CaseStatus::skipped;
@@ -222,16 +241,59 @@ void run_case(const PlannedCase& pc, const RunOptions& opt, Executor& ex, CaseRe
     rec.reason = "no sample kept: every sample was taken while the GPU was throttled";
     return;
   }
-  rec.summary = stats::summarize(rec.measurement->samples_ns);
-  DerivedRecord d;
-  d.flops = problem->flops();
-  d.min_bytes = problem->min_bytes();
-  d.tflops = d.flops / rec.summary->median / 1e3;
-  d.gbs = d.min_bytes / rec.summary->median;
-  d.peak_tflops = gpu::peak_tflops(ex.device(), pc.point.dtype, &d.peak_source);
-  if (d.peak_tflops > 0) d.pct_of_peak = 100.0 * d.tflops / d.peak_tflops;
-  rec.derived = d;
-  rec.status = CaseStatus::ok;
+  finish_ok(rec, *problem, ex.device());
+}
+
+// An adapter program checks, warms up and times itself; assay gives it the same inputs as
+// every other backend of the point, checks what it wrote, and summarises its raw samples.
+void run_external_case(const PlannedCase& pc, const RunOptions& opt, const ExternalBackend& backend,
+                       const DeviceRecord& device, CaseRecord& rec) {
+  const suite::Bench& b = *pc.bench;
+  const DType dtype = *parse_dtype(pc.point.dtype);
+  const std::uint64_t case_seed = point_seed(opt, pc);
+  const Workload& w = *find_workload(b.workload);
+  suite::MeasureConfig mcfg = b.measure;
+  if (opt.mode) mcfg.mode = *opt.mode;
+  if (b.check.enabled) {
+    const auto problem = w.make(check_params(b, pc.point.params), dtype);
+    const auto inputs = problem->make_inputs(case_seed + 1);
+    const auto result = backend.run(*problem, inputs, "check", opt.device, mcfg, case_seed + 1);
+    rec.check = verify::check_output(result.output, problem->reference(inputs, 0), {b.check.atol, b.check.rtol});
+    rec.check->shape = problem->shape_string();
+    rec.check->seed = case_seed + 1;
+    if (!rec.check->passed) {
+      rec.status = CaseStatus::check_failed;
+      rec.reason = check_failure_reason("check", *rec.check);
+      return;
+    }
+  }
+  if (opt.check_only) {
+    rec.status = CaseStatus::ok;
+    return;
+  }
+  const auto problem = w.make(pc.point.params, dtype);
+  const auto inputs = problem->make_inputs(case_seed + 2);
+  auto result = backend.run(*problem, inputs, "measure", opt.device, mcfg, case_seed + 2);
+  rec.adapter = result.record;
+  rec.variant = result.reply.mode;
+  MeasurementRecord m;
+  m.mode = "adapter:" + result.reply.mode;
+  for (double ms : result.reply.samples_ms) m.samples_ns.push_back(ms * 1e6);
+  m.stop_reason = "adapter";
+  rec.measurement = std::move(m);
+  if (b.check.enabled && b.check.recheck) {
+    // The adapter writes the output of its last timed call: checked on sampled rows.
+    rec.recheck = verify::check_output(result.output, problem->reference(inputs, b.check.sampled_rows),
+                                       {b.check.atol, b.check.rtol});
+    rec.recheck->shape = problem->shape_string();
+    rec.recheck->seed = case_seed + 2;
+    if (!rec.recheck->passed) {
+      rec.status = CaseStatus::check_failed;
+      rec.reason = check_failure_reason("recheck of the last timed call", *rec.recheck);
+      return;
+    }
+  }
+  finish_ok(rec, *problem, device);
 }
 
 }  // namespace
@@ -338,6 +400,9 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
   for (const auto& b : s.benches)
     if (!opt.check_only && !opt.mode && b.measure.mode != run.mode) run.mode = "mixed";
   run.device = cuda ? cuda->device() : cpu->device();
+  // Adapters run on the GPU the run names even when no in-process backend needs it.
+  if (!cuda && opt.device != "cpu")
+    if (auto d = describe_cuda_device(opt.device)) run.device = *d;
   if (!cuda && !opt.check_only) run.mode = "cpu";  // every case is measured by the host clock
   run.libraries = cuda_library_versions();
   for (const Backend* b : all_backends())
@@ -357,9 +422,10 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
     const PlannedCase& pc = planned[i];
     CaseRecord rec = make_record(pc);
     const Backend& backend = *find_backend(pc.backend);
+    const bool external = backend.target() == Target::external;
     Executor* ex = backend.target() == Target::cuda ? cuda.get() : cpu.get();
     const std::string counter = "[" + std::to_string(i + 1) + "/" + std::to_string(planned.size()) + "] ";
-    if (!ex) {
+    if (!ex && !external) {
       rec.status = CaseStatus::skipped;
       rec.reason = cuda_skip;
     } else if (const auto why = backend.unavailable_reason(); !why.empty()) {
@@ -368,7 +434,8 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
     } else {
       progress(counter + pc.id + " ...");
       try {
-        run_case(pc, opt, *ex, rec);
+        if (external) run_external_case(pc, opt, dynamic_cast<const ExternalBackend&>(backend), run.device, rec);
+        else run_case(pc, opt, *ex, rec);
       } catch (const SkipError& e) {
         rec.status = CaseStatus::skipped;
         rec.reason = e.what();

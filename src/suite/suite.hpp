@@ -36,6 +36,7 @@ struct MeasureConfig {
   double throttle_threshold = 0.75;  // a sample whose SM clock is under this fraction of max is dropped
   double throttle_backoff_s = 0.05;
   std::uint64_t graph_calls = 0;  // calls per graph in graph mode; 0: chosen from a probe call
+  double adapter_timeout_s = 600;  // wall-clock limit of one adapter call (start-up and compiles included)
 };
 
 struct CheckConfig {

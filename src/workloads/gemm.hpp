@@ -8,7 +8,10 @@ namespace assay {
 class GemmProblem final : public Problem {
  public:
   GemmProblem(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype);
+  std::string workload() const override { return "gemm"; }
   const Params& params() const override { return params_; }
+  std::vector<std::string> input_names() const override { return {"A", "B"}; }
+  std::string output_name() const override { return "C"; }
   DType dtype() const override { return dtype_; }
   double flops() const override;
   double min_bytes() const override;

@@ -34,8 +34,11 @@ struct Reference {
 class Problem {
  public:
   virtual ~Problem() = default;
+  virtual std::string workload() const = 0;
   virtual const Params& params() const = 0;
   virtual DType dtype() const = 0;
+  virtual std::vector<std::string> input_names() const = 0;  // in make_inputs order
+  virtual std::string output_name() const = 0;
   virtual double flops() const = 0;
   virtual double min_bytes() const = 0;      // each input read once, the output written once
   virtual std::uint64_t device_bytes() const = 0;  // inputs + output of one instance

@@ -1,58 +1,15 @@
 // End to end: the built assay binary on small suites; exit codes, messages and files.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
-#include <filesystem>
-
+#include "cli_support.hpp"
 #include "core/atomic_file.hpp"
 #include "core/results.hpp"
-#include "runner/executor.hpp"
 
-namespace fs = std::filesystem;
 using namespace assay;
+using namespace assay::test;
 
 namespace {
-struct Result {
-  int code;
-  std::string out;  // stdout and stderr together
-};
-
-// The assay binary beside this test executable, and the source tree: the configured one when
-// it exists, else the working directory (on the GPU machine the tree is copied elsewhere).
-std::string assay_bin() { return (fs::read_symlink("/proc/self/exe").parent_path() / "assay").string(); }
-std::string source_dir() { return fs::exists(ASSAY_SOURCE_DIR "/suites") ? ASSAY_SOURCE_DIR : fs::current_path().string(); }
-
-bool have_gpu() {
-  std::string why;
-  return runner::cuda_devices(&why) > 0;
-}
-
-Result run(const std::string& args) {
-  const std::string cmd = "cd " + source_dir() + " && " + assay_bin() + " " + args + " 2>&1";
-  Result r{-1, {}};
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("assay-cli-test-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(d);
-  return d;
-}
-
-std::vector<fs::path> files_in(const fs::path& d, const std::string& ext) {
-  std::vector<fs::path> out;
-  if (!fs::exists(d)) return out;
-  for (const auto& e : fs::directory_iterator(d))
-    if (e.path().extension() == ext) out.push_back(e.path());
-  return out;
-}
+CliResult run(const std::string& args) { return run_assay(args); }
 }  // namespace
 
 TEST(Cli, HelpAndBadUsage) {

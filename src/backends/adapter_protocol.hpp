@@ -1,0 +1,49 @@
+#pragma once
+// The adapter protocol (docs/adapters.md), version "assay.adapter/1": the case assay gives an
+// adapter on stdin, and the one JSON object the adapter must print on stdout.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "suite/suite.hpp"
+#include "workloads/workload.hpp"
+
+namespace assay::adapter {
+
+inline constexpr const char* kProtocol = "assay.adapter/1";
+
+struct TensorFile {
+  std::string name, path, dtype;
+  std::vector<std::int64_t> shape;
+};
+
+struct CaseRequest {
+  std::string backend, variant, workload, dtype, purpose;  // purpose: "check" or "measure"
+  Params params;
+  std::uint64_t seed = 0;
+  std::string device;  // "0", "1", ... or "cpu"
+  suite::MeasureConfig measure;
+  std::vector<TensorFile> inputs;
+  TensorFile output;
+};
+
+std::string case_json(const CaseRequest& req);
+
+struct Reply {
+  std::string status;  // ok | unavailable | error
+  std::string message;
+  std::string mode;    // how the adapter timed: cold | hot | graph | host
+  std::vector<double> samples_ms;
+  std::map<std::string, double> summary_ms;
+  std::map<std::string, double> throughput;
+  double peak_memory_bytes = 0;
+  std::map<std::string, std::string> versions;
+};
+
+// Parses what the adapter printed. Throws InternalError with the reason (not JSON, several
+// objects, a missing or mistyped field) so the case becomes `error` with that reason.
+// `purpose` "measure" requires non-empty positive finite samples and the summary.
+Reply parse_reply(const std::string& stdout_text, const std::string& purpose);
+
+}  // namespace assay::adapter

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""A fake adapter for assay's CPU tests: speaks the protocol of docs/adapters.md for the gemm
+workload in f32, well or badly on purpose. Usage: fake_adapter.py BEHAVIOUR
+  ok          computes C = A*B, writes it, replies with samples
+  wrong       writes a wrong C (every element + 1)
+  nowrite     replies ok but never writes C
+  wrongsize   writes C with one element missing
+  garbage     prints text that is not JSON
+  nothing     prints nothing
+  several     prints two JSON objects
+  exit3       replies ok, then exits with code 3
+  crash       dies without a reply (exit 7, a message on stderr)
+  hang        sleeps forever
+  flood       prints far more than assay accepts on stdout
+  unavailable replies status unavailable
+  error       replies status error
+  nosamples   replies ok to a measuring call with no samples
+"""
+import array
+import json
+import sys
+import time
+
+behaviour = sys.argv[1]
+case = json.load(sys.stdin)
+
+
+def reply(obj):
+    print(json.dumps(obj))
+    sys.stdout.flush()
+
+
+if behaviour == "garbage":
+    print("Traceback (most recent call last): this is not JSON")
+    sys.exit(0)
+if behaviour == "nothing":
+    sys.exit(0)
+if behaviour == "hang":
+    while True:
+        time.sleep(1)
+if behaviour == "flood":
+    chunk = "x" * 65536
+    while True:
+        sys.stdout.write(chunk)
+if behaviour == "crash":
+    sys.stderr.write("fake adapter: segmentation fault (pretend)\n")
+    sys.exit(7)
+if behaviour == "unavailable":
+    reply({"status": "unavailable", "message": "fake stack is not installed"})
+    sys.exit(0)
+if behaviour == "error":
+    reply({"status": "error", "message": "fake failure while compiling"})
+    sys.exit(0)
+
+assert case["protocol"] == "assay.adapter/1" and case["workload"] == "gemm" and case["dtype"] == "f32"
+m, n, k = case["params"]["m"], case["params"]["n"], case["params"]["k"]
+a = array.array("f")
+b = array.array("f")
+with open(case["inputs"][0]["path"], "rb") as f:
+    a.frombytes(f.read())
+with open(case["inputs"][1]["path"], "rb") as f:
+    b.frombytes(f.read())
+c = array.array("f", [0.0] * (m * n))
+for i in range(m):
+    for j in range(n):
+        c[i * n + j] = sum(a[i * k + p] * b[p * n + j] for p in range(k))
+if behaviour == "wrong":
+    c = array.array("f", [x + 1.0 for x in c])
+if behaviour == "wrongsize":
+    c = c[:-1]
+if behaviour != "nowrite":
+    with open(case["output"]["path"], "wb") as f:
+        f.write(c.tobytes())
+
+samples = [] if behaviour == "nosamples" else [0.010, 0.011, 0.012, 0.010, 0.013]
+reply({
+    "status": "ok",
+    "mode": "host",
+    "samples_ms": samples,
+    "summary_ms": {"mean": 0.0112, "p50": 0.011, "p95": 0.013, "min": 0.010, "max": 0.013},
+    "throughput": {"tflops": 2.0 * m * n * k / 0.011e-3 / 1e12},
+    "peak_memory_bytes": 0,
+    "versions": {"fake": "1.0", "python": sys.version.split()[0]},
+})
+if behaviour == "several":
+    reply({"status": "ok", "note": "a second object"})
+sys.exit(3 if behaviour == "exit3" else 0)

@@ -1,0 +1,61 @@
+#pragma once
+// Runs the built assay binary for end-to-end tests: exit code and output, fresh folders.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "runner/executor.hpp"
+
+namespace assay::test {
+
+namespace fs = std::filesystem;
+
+struct CliResult {
+  int code;
+  std::string out;  // stdout and stderr together
+};
+
+// The assay binary beside this test executable, and the source tree: the configured one when
+// it exists, else the working directory (on the GPU machine the tree is copied elsewhere).
+inline std::string assay_bin() { return (fs::read_symlink("/proc/self/exe").parent_path() / "assay").string(); }
+inline std::string source_dir() {
+  return fs::exists(ASSAY_SOURCE_DIR "/suites") ? ASSAY_SOURCE_DIR : fs::current_path().string();
+}
+
+inline bool have_gpu() {
+  std::string why;
+  return runner::cuda_devices(&why) > 0;
+}
+
+// `env` is a prefix of VAR='value' assignments (test-controlled, never case data).
+inline CliResult run_assay(const std::string& args, const std::string& env = "") {
+  const std::string cmd = "cd " + source_dir() + " && " + env + " " + assay_bin() + " " + args + " 2>&1";
+  CliResult r{-1, {}};
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+inline fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("assay-cli-test-" + name + "-" + std::to_string(getpid()));
+  fs::remove_all(d);
+  return d;
+}
+
+inline std::vector<fs::path> files_in(const fs::path& d, const std::string& ext) {
+  std::vector<fs::path> out;
+  if (!fs::exists(d)) return out;
+  for (const auto& e : fs::directory_iterator(d))
+    if (e.path().extension() == ext) out.push_back(e.path());
+  return out;
+}
+
+}  // namespace assay::test

@@ -1,0 +1,165 @@
+// External adapters, end to end through the assay binary with a fake adapter plugged in
+// through TVM_BENCH_CMD: every way an adapter can misbehave becomes a per-case error with
+// a clear reason and a bounded wait, and the rest of the suite runs.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "backends/adapter_protocol.hpp"
+#include "backends/subprocess.hpp"
+#include "cli_support.hpp"
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/results.hpp"
+
+using namespace assay;
+using namespace assay::test;
+
+namespace {
+
+struct AdapterRun {
+  CliResult cli;
+  std::optional<ResultsDocument> doc;
+  const CaseRecord* adapter_case() const {
+    for (const auto& c : doc->cases)
+      if (c.backend == "tvm") return &c;
+    return nullptr;
+  }
+  const CaseRecord* cpu_case() const {
+    for (const auto& c : doc->cases)
+      if (c.backend == "cpu") return &c;
+    return nullptr;
+  }
+};
+
+AdapterRun run_with(const std::string& behaviour, const std::string& sub = "run") {
+  const fs::path out = fresh_dir("adapter-" + behaviour);
+  AdapterRun r;
+  r.cli = run_assay(sub + " tests/data/adapter_fake.toml --device cpu --out " + out.string(),
+                    "TVM_BENCH_CMD='python3 tests/adapters/fake_adapter.py " + behaviour + "'");
+  const auto files = files_in(out, ".json");
+  if (files.size() == 1) r.doc = parse_results_json(read_text_file(files[0]), files[0].string());
+  fs::remove_all(out);
+  return r;
+}
+
+void expect_error(const std::string& behaviour, const std::string& reason_part) {
+  const auto r = run_with(behaviour);
+  EXPECT_EQ(r.cli.code, 4) << behaviour << ": " << r.cli.out;
+  ASSERT_TRUE(r.doc.has_value()) << r.cli.out;
+  const CaseRecord* c = r.adapter_case();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->status, CaseStatus::error) << behaviour;
+  EXPECT_NE(c->reason.find(reason_part), std::string::npos) << behaviour << ": " << c->reason;
+  EXPECT_FALSE(c->summary.has_value());
+  ASSERT_NE(r.cpu_case(), nullptr);
+  EXPECT_EQ(r.cpu_case()->status, CaseStatus::ok);  // the rest of the suite ran
+}
+
+}  // namespace
+
+TEST(Adapters, WellBehavedAdapterIsCheckedAndTimed) {
+  const auto r = run_with("ok");
+  ASSERT_EQ(r.cli.code, 0) << r.cli.out;
+  const CaseRecord* c = r.adapter_case();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->status, CaseStatus::ok) << c->reason;
+  ASSERT_TRUE(c->check && c->recheck && c->summary && c->adapter);
+  EXPECT_TRUE(c->check->passed);
+  EXPECT_EQ(c->check->checked, 48u);
+  EXPECT_EQ(c->measurement->mode, "adapter:host");
+  EXPECT_EQ(c->measurement->samples_ns.size(), 5u);
+  EXPECT_DOUBLE_EQ(c->summary->median, 11000);  // 0.011 ms, summarised by assay itself
+  EXPECT_EQ(c->adapter->versions.at("fake"), "1.0");
+  EXPECT_EQ(c->adapter->command.at(0), "python3");
+  EXPECT_TRUE(c->speedup_vs_baseline.has_value());
+}
+
+TEST(Adapters, WrongOutputFailsTheCheckAndIsNotTimed) {
+  for (const std::string b : {"wrong", "nowrite"}) {
+    const auto r = run_with(b);
+    EXPECT_EQ(r.cli.code, 1) << b << ": " << r.cli.out;
+    const CaseRecord* c = r.adapter_case();
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(c->status, CaseStatus::check_failed) << b;
+    EXPECT_FALSE(c->summary.has_value());
+    EXPECT_FALSE(c->measurement.has_value());
+    if (b == "nowrite") EXPECT_EQ(c->check->nan_count, 48u);
+  }
+}
+
+TEST(Adapters, GarbageOutput) { expect_error("garbage", "adapter reply: not JSON: 'Traceback"); }
+TEST(Adapters, NoOutput) { expect_error("nothing", "printed nothing on stdout"); }
+TEST(Adapters, SeveralObjects) { expect_error("several", "printed several JSON values"); }
+TEST(Adapters, NonZeroExit) { expect_error("exit3", "replied ok but exited with code 3"); }
+TEST(Adapters, CrashKeepsStderr) { expect_error("crash", "exited with code 7; stderr: fake adapter: segmentation fault"); }
+TEST(Adapters, WrongSizedOutput) { expect_error("wrongsize", "wrote 188 bytes to C, expected 192"); }
+TEST(Adapters, ReportedError) { expect_error("error", "reported an error: fake failure while compiling"); }
+TEST(Adapters, MeasuringReplyWithoutSamples) { expect_error("nosamples", "must return samples"); }
+
+TEST(Adapters, HangIsKilledAtTheLimit) {
+  const auto t0 = std::chrono::steady_clock::now();
+  expect_error("hang", "timed out after 3 s");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 15);
+}
+
+TEST(Adapters, FloodIsCut) { expect_error("flood", "flooded stdout"); }
+
+TEST(Adapters, UnavailableStackIsSkipped) {
+  const auto r = run_with("unavailable");
+  EXPECT_EQ(r.cli.code, 0) << r.cli.out;  // the cpu case ran; the adapter case is skipped
+  const CaseRecord* c = r.adapter_case();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->status, CaseStatus::skipped);
+  EXPECT_NE(c->reason.find("fake stack is not installed"), std::string::npos) << c->reason;
+}
+
+TEST(Adapters, UnsetHookIsSkippedWithTheVariableName) {
+  const fs::path out = fresh_dir("adapter-unset");
+  const auto r = run_assay("run tests/data/adapter_fake.toml --device cpu --out " + out.string(), "env -u TVM_BENCH_CMD");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("skipped: TVM_BENCH_CMD is not set"), std::string::npos) << r.out;
+  fs::remove_all(out);
+}
+
+TEST(AdapterProtocol, ReplyValidation) {
+  EXPECT_THROW(adapter::parse_reply("{\"status\": \"ok\"}", "check"), InternalError);
+  EXPECT_THROW(adapter::parse_reply("{\"status\": \"maybe\"}", "check"), InternalError);
+  EXPECT_THROW(adapter::parse_reply("{\"status\": \"error\"}", "check"), InternalError);  // needs a message
+  const std::string ok =
+      R"({"status":"ok","mode":"cold","samples_ms":[1.5],"summary_ms":{"mean":1,"p50":1,"p95":1,"min":1,"max":1},)"
+      R"("throughput":{},"peak_memory_bytes":0,"versions":{"torch":"2.11"}})";
+  const auto r = adapter::parse_reply(ok, "measure");
+  EXPECT_EQ(r.samples_ms, std::vector<double>{1.5});
+  EXPECT_EQ(r.versions.at("torch"), "2.11");
+  std::string negative = ok;
+  negative.replace(negative.find("1.5"), 3, "-1.");
+  EXPECT_THROW(adapter::parse_reply(negative, "measure"), InternalError);
+}
+
+TEST(Subprocess, SplitCommandLikeAShell) {
+  EXPECT_EQ(split_command("python3  my.py --x 'a b' \"c \\\"d\\\"\" e\\ f"),
+            (std::vector<std::string>{"python3", "my.py", "--x", "a b", "c \"d\"", "e f"}));
+  EXPECT_THROW(split_command("python3 'open"), InputError);
+}
+
+TEST(Subprocess, NoShellInterpretsCaseData) {
+  // Arguments are passed as they are: a ';' or '$(...)' in them is just text.
+  const auto r = run_subprocess({"/bin/echo", "a; rm -rf /tmp/nothing", "$(id)"}, "", {});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "a; rm -rf /tmp/nothing $(id)\n");
+  const auto missing = run_subprocess({"/no/such/program"}, "", {});
+  EXPECT_FALSE(missing.started);
+  EXPECT_NE(missing.error.find("cannot execute '/no/such/program'"), std::string::npos);
+}
+
+TEST(Subprocess, StdinIsDeliveredAndTheLimitHolds) {
+  const auto r = run_subprocess({"/bin/cat"}, "hello case", {});
+  EXPECT_EQ(r.out, "hello case");
+  SubprocessLimits quick;
+  quick.timeout_s = 0.3;
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto hang = run_subprocess({"/bin/sh", "-c", "sleep 30 & sleep 30"}, "", quick);
+  EXPECT_TRUE(hang.timed_out);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 3);
+}
