@@ -1,0 +1,44 @@
+// Change points in a series of measurements (one value per run, oldest first), found the way
+// Apache Otava (formerly Hunter, by DataStax) does: E-divisive means proposes splits, and a
+// Student's t-test between the neighbouring segments decides which are real. Deterministic:
+// the t-test replaces E-divisive's random permutation test.
+//
+// 1. Split: slide windows of `window` points, overlapping by half. In each window, repeat:
+//    for every segment between the change points found so far, take the split tau that
+//    maximises the E-divisive statistic (Matteson & James 2014, alpha = 1)
+//      q(tau) = m k / (m + k) * (2/(m k) sum |a_i - b_j| - sum_{i<i'} |a_i - a_i'| / C(m,2)
+//                                                          - sum_{j<j'} |b_j - b_j'| / C(k,2))
+//    with a the m points left of tau and b the k points from tau on (m, k >= 2); keep the best
+//    split of all segments if its t-test p-value is <= 10 * max_p_value, else stop.
+// 2. Merge: with all candidates together, recompute each one's t-test against its neighbours;
+//    repeatedly drop the weakest (the largest p-value above max_p_value, else the smallest
+//    relative change below min_magnitude) and recompute its neighbours, until all pass.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace assay::stats {
+
+struct ChangePoint {
+  std::size_t index = 0;  // the first point of the new level
+  double mean_before = 0, mean_after = 0;  // of the segments between the neighbouring points
+  double magnitude = 0;   // (mean_after - mean_before) / mean_before
+  double p_value = 1;     // two-sided Student's t-test (pooled variance) of the two segments
+};
+
+struct ChangePointOptions {
+  std::size_t window = 50;     // points per E-divisive window
+  double max_p_value = 0.001;  // Otava's default
+  double min_magnitude = 0.0;  // smallest |relative change| kept
+};
+
+std::vector<ChangePoint> detect_change_points(std::span<const double> series,
+                                              const ChangePointOptions& options = {});
+
+// Two-sided p-value of Student's two-sample t-test with pooled variance. 1 when either side has
+// fewer than 1 point or both have one; 0 when both sides are constant but differ.
+double student_t_test_p(std::span<const double> a, std::span<const double> b);
+
+}  // namespace assay::stats

@@ -1,0 +1,179 @@
+// The verdict of one case: direction (a faster candidate is FASTER, for times and for
+// throughputs), the false-alarm rate on samples from one distribution, and robustness to a
+// few heavy outliers.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "compare_test_samples.hpp"
+#include "stats/sample_comparison.hpp"
+
+using namespace assay::stats;
+using assay::test::SampleSource;
+using assay::test::throughputs;
+using assay::test::with_outliers;
+
+namespace {
+constexpr double kWork = 2.0 * 2048 * 2048 * 2048;  // FLOPs of a GEMM call
+
+Verdict verdict_of(const std::vector<double>& base, const std::vector<double>& cand, Better better,
+                   const Thresholds& t = {}) {
+  return compare_samples({base}, {cand}, better, t).verdict;
+}
+}  // namespace
+
+TEST(Verdict, FivePercentFasterOrSlowerTimes) {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    SampleSource src(seed);
+    const auto base = src.lognormal(40, 30000, 0.01);
+    EXPECT_EQ(verdict_of(base, src.lognormal(40, 30000 * 0.95, 0.01), Better::lower), Verdict::faster) << seed;
+    EXPECT_EQ(verdict_of(base, src.lognormal(40, 30000 * 1.05, 0.01), Better::lower), Verdict::slower) << seed;
+  }
+}
+
+TEST(Verdict, FivePercentFasterOrSlowerThroughputs) {
+  // Throughput is higher-is-better: a candidate with 5% more TFLOP/s is FASTER.
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    SampleSource src(seed);
+    const auto base = throughputs(src.lognormal(40, 30000, 0.01), kWork);
+    const auto more = throughputs(src.lognormal(40, 30000 / 1.05, 0.01), kWork);
+    const auto less = throughputs(src.lognormal(40, 30000 / 0.95, 0.01), kWork);
+    const SampleComparison up = compare_samples({base}, {more}, Better::higher, {});
+    EXPECT_EQ(up.verdict, Verdict::faster) << seed;
+    EXPECT_GT(up.ratio, 1.0);
+    EXPECT_EQ(verdict_of(base, less, Better::higher), Verdict::slower) << seed;
+  }
+}
+
+TEST(Verdict, StatisticsPointTheSameWay) {
+  SampleSource src(3);
+  const auto base = src.lognormal(60, 1000, 0.01), cand = src.lognormal(60, 1050, 0.01);
+  const SampleComparison c = compare_samples({base}, {cand}, Better::lower, {});
+  EXPECT_NEAR(c.ratio, 1.05, 0.01);
+  EXPECT_LT(c.ratio_ci.lo, c.ratio);
+  EXPECT_GT(c.ratio_ci.lo, 1.02);
+  EXPECT_GT(c.ratio_ci.hi, c.ratio);
+  EXPECT_NEAR(c.hl_ratio, 1.05, 0.01);
+  EXPECT_GT(c.hl_ratio_ci.lo, 1.02);
+  EXPECT_GT(c.cliffs_delta, 0.9);  // nearly every candidate sample is slower
+  EXPECT_LT(c.p_value, 1e-10);
+  EXPECT_FALSE(c.p_exact);  // 60 > 50 samples: normal approximation
+  EXPECT_EQ(c.base_n, 60u);
+  EXPECT_NE(c.why.find("5."), std::string::npos) << c.why;
+  EXPECT_NE(c.why.find("slower"), std::string::npos) << c.why;
+}
+
+// Two samples from the same distribution, many seeds: how often is FASTER or SLOWER called?
+struct FalseAlarms {
+  int trials = 0, alarms = 0, rank_test_rejections = 0;
+  double rate() const { return static_cast<double>(alarms) / trials; }
+};
+FalseAlarms false_alarms(const Thresholds& t, int trials, std::size_t n, bool outliers) {
+  FalseAlarms f;
+  for (int seed = 0; seed < trials; ++seed) {
+    SampleSource src(1000 + static_cast<std::uint64_t>(seed));
+    auto base = src.lognormal(n, 30000, 0.02), cand = src.lognormal(n, 30000, 0.02);
+    if (outliers) {
+      base = with_outliers(base, seed % 3, 3.0);
+      cand = with_outliers(cand, (seed + 1) % 3, 3.0);
+    }
+    Thresholds ts = t;
+    ts.seed = t.seed ^ static_cast<std::uint64_t>(seed);
+    const SampleComparison c = compare_samples({base}, {cand}, Better::lower, ts);
+    ++f.trials;
+    f.alarms += c.verdict == Verdict::faster || c.verdict == Verdict::slower;
+    f.rank_test_rejections += c.p_value < t.alpha;
+  }
+  return f;
+}
+
+TEST(FalseAlarmRate, WithinAlphaWithoutAFloor) {
+  // No practical floor, alpha = 5%: only the statistics stand between noise and a verdict.
+  // The allowance is alpha plus 2.33 binomial standard deviations (a 1% chance for a
+  // correctly sized test to exceed it).
+  Thresholds t;
+  t.floor = 0.0;
+  t.alpha = 0.05;
+  const int trials = 1000;
+  const FalseAlarms f = false_alarms(t, trials, 30, false);
+  std::printf("false alarms without floor, alpha 0.05: %d of %d (%.2f%%); rank test rejections %d\n", f.alarms,
+              f.trials, 100 * f.rate(), f.rank_test_rejections);
+  const double allowance = t.alpha + 2.33 * std::sqrt(t.alpha * (1 - t.alpha) / trials);
+  EXPECT_LE(f.rate(), allowance);
+  // The rank test is neither broken nor blind: its rejection rate is near alpha itself.
+  EXPECT_GT(f.rank_test_rejections, trials * t.alpha / 2);
+  EXPECT_LT(f.rank_test_rejections, trials * t.alpha * 1.5);
+}
+
+TEST(FalseAlarmRate, DefaultsRaiseNoAlarmOnNoise) {
+  // The defaults (alpha 1%, floor 2%) on 2% noise, with and without a few 3x outliers.
+  const Thresholds t;
+  const FalseAlarms plain = false_alarms(t, 1000, 30, false);
+  const FalseAlarms heavy = false_alarms(t, 1000, 30, true);
+  std::printf("false alarms with defaults: %d of %d plain, %d of %d with outliers\n", plain.alarms, plain.trials,
+              heavy.alarms, heavy.trials);
+  EXPECT_LE(plain.rate(), t.alpha);
+  EXPECT_LE(heavy.rate(), t.alpha);
+}
+
+TEST(Verdict, HeavyOutliersDoNotFlipIt) {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    SampleSource src(seed);
+    const auto base = src.lognormal(40, 30000, 0.01);
+    const auto slower = src.lognormal(40, 31500, 0.01), faster = src.lognormal(40, 28500, 0.01);
+    const auto same = src.lognormal(40, 30000, 0.01);
+    // Outliers in the faster candidate, or in the base of a slower one, pull the mean the
+    // wrong way; ranks and medians do not follow.
+    EXPECT_EQ(verdict_of(base, with_outliers(faster, 3, 3.0), Better::lower), Verdict::faster) << seed;
+    EXPECT_EQ(verdict_of(with_outliers(base, 3, 3.0), slower, Better::lower), Verdict::slower) << seed;
+    const Verdict noise = verdict_of(base, with_outliers(same, 3, 3.0), Better::lower);
+    EXPECT_TRUE(noise == Verdict::same || noise == Verdict::ambiguous) << seed << " " << verdict_name(noise);
+    EXPECT_EQ(verdict_of(throughputs(base, kWork), throughputs(with_outliers(faster, 3, 3.0), kWork), Better::higher),
+              Verdict::faster)
+        << seed;
+  }
+}
+
+TEST(Verdict, RulesOnGivenStatistics) {
+  const Thresholds t;  // floor 2%, alpha 1%
+  auto decided = [&](double ratio, double lo, double hi, double p, Better b = Better::lower) {
+    SampleComparison c;
+    c.ratio = ratio;
+    c.ratio_ci = {lo, hi};
+    c.p_value = p;
+    decide_verdict(c, b, t);
+    return c;
+  };
+  EXPECT_EQ(decided(1.05, 1.03, 1.07, 1e-6).verdict, Verdict::slower);
+  EXPECT_EQ(decided(0.95, 0.93, 0.97, 1e-6).verdict, Verdict::faster);
+  EXPECT_EQ(decided(1.05, 1.03, 1.07, 1e-6, Better::higher).verdict, Verdict::faster);
+  EXPECT_EQ(decided(0.95, 0.93, 0.97, 1e-6, Better::higher).verdict, Verdict::slower);
+  // Real but under the floor.
+  const SampleComparison small = decided(1.012, 1.005, 1.019, 1e-4);
+  EXPECT_EQ(small.verdict, Verdict::same);
+  EXPECT_NE(small.why.find("within the 2% floor"), std::string::npos) << small.why;
+  // Not significant, CI inside the floor band.
+  EXPECT_EQ(decided(1.004, 0.992, 1.015, 0.4).verdict, Verdict::same);
+  // Not significant, CI too wide to tell.
+  const SampleComparison wide = decided(1.03, 0.95, 1.11, 0.2);
+  EXPECT_EQ(wide.verdict, Verdict::ambiguous);
+  EXPECT_NE(wide.why.find("too noisy"), std::string::npos) << wide.why;
+  // The rank test alone is not enough: the CI must exclude 1 too.
+  EXPECT_EQ(decided(1.04, 0.99, 1.09, 0.001).verdict, Verdict::ambiguous);
+  // Just over the floor, significant: SLOWER; the ratio of exactly 1 + floor is not.
+  EXPECT_EQ(decided(1.021, 1.01, 1.03, 1e-5).verdict, Verdict::slower);
+  EXPECT_EQ(decided(1.02, 1.01, 1.03, 1e-5).verdict, Verdict::same);
+}
+
+TEST(Verdict, SessionsArePooledForTheTestAndResampledForTheInterval) {
+  SampleSource src(21);
+  const Sessions base = {src.lognormal(20, 1000, 0.01), src.lognormal(20, 1000, 0.01), src.lognormal(20, 1000, 0.01)};
+  const Sessions cand = {src.lognormal(20, 1060, 0.01), src.lognormal(20, 1060, 0.01)};
+  const SampleComparison c = compare_samples(base, cand, Better::lower, {});
+  EXPECT_EQ(c.base_n, 60u);
+  EXPECT_EQ(c.cand_n, 40u);
+  EXPECT_EQ(c.base_sessions, 3u);
+  EXPECT_EQ(c.cand_sessions, 2u);
+  EXPECT_EQ(c.verdict, Verdict::slower);
+  EXPECT_THROW(compare_samples({{1.0, -2.0}}, cand, Better::lower, {}), std::invalid_argument);
+}
