@@ -1,4 +1,5 @@
-add_executable(assay_adapter_tests ${CMAKE_CURRENT_LIST_DIR}/unit/test_adapters.cpp)
+add_executable(assay_adapter_tests ${CMAKE_CURRENT_LIST_DIR}/unit/test_adapters.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/unit/test_workloads.cpp)
 target_link_libraries(assay_adapter_tests PRIVATE assay_core GTest::gtest GTest::gtest_main)
 target_compile_definitions(assay_adapter_tests PRIVATE ASSAY_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_dependencies(assay_adapter_tests assay)

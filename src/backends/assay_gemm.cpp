@@ -1,6 +1,7 @@
-#include "backends/assay_gemm.hpp"
+#include "backends/assay_backend.hpp"
 
-#include "backends/gpu_gemm_instance.hpp"
+#include "backends/gpu_instance.hpp"
+#include "workloads/gemm.hpp"
 #include "gpu/cuda_check.hpp"
 #include "kernels/gemm/gemm_kernels.hpp"
 
@@ -17,13 +18,15 @@ kernels::GemmDtype kernel_dtype(DType t) {
   return kernels::GemmDtype::f32;
 }
 
-class AssayGemmInstance final : public GpuGemmInstance {
+class AssayGemmInstance final : public GpuInstance {
  public:
-  using GpuGemmInstance::GpuGemmInstance;
+  AssayGemmInstance(const GemmProblem& p, const std::vector<HostTensor>& inputs) : GpuInstance(p, inputs), problem_(p) {}
   std::string variant() const override { return variant_; }
 
  protected:
-  void launch(cudaStream_t stream, const void* a, const void* b, void* c) override {
+  void launch(cudaStream_t stream, const std::vector<const void*>& in, void* c) override {
+    const void* a = in[0];
+    const void* b = in[1];
     const auto t = kernel_dtype(problem_.dtype());
     const int m = static_cast<int>(problem_.m()), n = static_cast<int>(problem_.n()),
               k = static_cast<int>(problem_.k());
@@ -32,14 +35,19 @@ class AssayGemmInstance final : public GpuGemmInstance {
   }
 
  private:
+  GemmProblem problem_;
   std::string variant_;
 };
 
 }  // namespace
 
-std::unique_ptr<Instance> AssayGemmBackend::instantiate(const Problem& problem,
-                                                        const std::vector<HostTensor>& inputs) const {
+std::unique_ptr<Instance> make_assay_gemm_instance(const Problem& problem, const std::vector<HostTensor>& inputs) {
   return std::make_unique<AssayGemmInstance>(dynamic_cast<const GemmProblem&>(problem), inputs);
+}
+
+std::unique_ptr<Instance> AssayBackend::instantiate(const Problem& problem, const std::vector<HostTensor>& inputs) const {
+  if (problem.workload() == "attention") return make_assay_attention_instance(problem, inputs);
+  return make_assay_gemm_instance(problem, inputs);
 }
 
 }  // namespace assay

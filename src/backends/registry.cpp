@@ -1,7 +1,8 @@
 #include "backends/cpu_gemm.hpp"
 #include "backends/external_backend.hpp"
 #ifdef ASSAY_HAVE_CUDA
-#include "backends/assay_gemm.hpp"
+#include "backends/assay_backend.hpp"
+#include "backends/cublaslt_mlp.hpp"
 #include "backends/cublas_gemm.hpp"
 #else
 #include "backends/unbuilt_backend.hpp"
@@ -24,14 +25,16 @@ std::vector<const Backend*> with_external(std::vector<const Backend*> native) {
 std::vector<const Backend*> all_backends() {
   static const CpuGemmBackend cpu;
 #ifdef ASSAY_HAVE_CUDA
-  static const AssayGemmBackend assay_gemm;
+  static const AssayBackend assay_kernels;
   static const CublasGemmBackend cublas;
-  static const auto all = with_external({&assay_gemm, &cublas, &cpu});
+  static const CublasLtMlpBackend cublaslt;
+  static const auto all = with_external({&assay_kernels, &cublas, &cublaslt, &cpu});
   return all;
 #else
-  static const UnbuiltBackend assay_gemm("assay", "assay's own CUDA GEMM kernels (not built)");
-  static const UnbuiltBackend cublas("cublas", "cuBLAS cublasGemmEx (not built)");
-  static const auto all = with_external({&assay_gemm, &cublas, &cpu});
+  static const UnbuiltBackend assay_kernels("assay", "assay's own CUDA kernels (not built)", {"gemm", "attention"});
+  static const UnbuiltBackend cublas("cublas", "cuBLAS cublasGemmEx (not built)", {"gemm"});
+  static const UnbuiltBackend cublaslt("cublaslt", "cuBLASLt MLP with fused epilogues (not built)", {"mlp"});
+  static const auto all = with_external({&assay_kernels, &cublas, &cublaslt, &cpu});
   return all;
 #endif
 }

@@ -84,10 +84,16 @@ void validate_bench(const suite::Bench& b) {
   }
   const auto names = w->param_names();
   const std::set<std::string> known(names.begin(), names.end());
-  for (const auto& axis : b.axes)
+  for (const auto& axis : b.axes) {
     if (!known.count(axis.name))
       throw InputError(axis.pos.str() + ": bench '" + b.name + "': axes." + axis.name + ": " + b.workload +
                        " has no parameter '" + axis.name + "' (it takes " + join(names) + ")");
+    const auto [lo, hi] = w->param_range(axis.name);
+    for (auto v : axis.values)
+      if (v < lo || v > hi)
+        throw InputError(axis.pos.str() + ": bench '" + b.name + "': axes." + axis.name + ": " + std::to_string(v) +
+                         " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
   for (const auto& [key, value] : b.check.shape)
     if (!known.count(key))
       throw InputError(at + "check.shape." + key + ": " + b.workload + " has no parameter '" + key + "'");

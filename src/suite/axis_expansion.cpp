@@ -149,7 +149,7 @@ std::vector<Point> expand_points(const Bench& bench) {
         } catch (const InputError& e) {
           throw InputError(a->pos.str() + ": bench '" + bench.name + "': axes." + a->name + ": " + e.what());
         }
-        if (v < 1 || v > kMaxParam)
+        if (v < 0 || v > kMaxParam)
           throw InputError(a->pos.str() + ": bench '" + bench.name + "': axes." + a->name + " = '" +
                            a->expression + "' gives " + std::to_string(v) + ", outside [1, " +
                            std::to_string(kMaxParam) + "]");

@@ -114,25 +114,26 @@ class Parser {
     return out;
   }
 
-  // Parameter values are positive and at most 2^31 - 1 (what the libraries take as an int).
+  // Parameter values are in [0, 2^31 - 1] (what the libraries take as an int); the planner
+  // holds each to its workload's range (sizes start at 1, flags such as causal are 0 or 1).
   Axis axis_of(const std::string& name, const toml::node& n, const std::string& field) const {
     Axis axis{name, {}, {}, pos(n)};
     constexpr std::int64_t kMax = 2147483647;
     if (n.is_integer()) {
-      axis.values.push_back(integer_of(n, field, 1, kMax));
+      axis.values.push_back(integer_of(n, field, 0, kMax));
     } else if (n.is_string()) {
       axis.expression = string_of(n, field);
     } else if (const auto* arr = n.as_array()) {
       if (arr->empty()) fail(n, field, "must not be empty");
       for (std::size_t i = 0; i < arr->size(); ++i)
-        axis.values.push_back(integer_of(*arr->get(i), field + "[" + std::to_string(i) + "]", 1, kMax));
+        axis.values.push_back(integer_of(*arr->get(i), field + "[" + std::to_string(i) + "]", 0, kMax));
     } else if (const auto* t = n.as_table()) {
       reject_unknown_keys(*t, field, {"start", "stop", "step", "mul"});
       const auto* start = t->get("start");
       const auto* stop = t->get("stop");
       if (!start || !stop) fail(n, field, "a range needs 'start' and 'stop' (and 'step' or 'mul')");
-      const std::int64_t a = integer_of(*start, field + ".start", 1, kMax);
-      const std::int64_t b = integer_of(*stop, field + ".stop", 1, kMax);
+      const std::int64_t a = integer_of(*start, field + ".start", 0, kMax);
+      const std::int64_t b = integer_of(*stop, field + ".stop", 0, kMax);
       if (b < a) fail(*stop, field + ".stop", "must not be less than start");
       const auto* step = t->get("step");
       const auto* mul = t->get("mul");
@@ -201,7 +202,7 @@ class Parser {
       c.shape.clear();
       for (const auto& [key, value] : *shape)
         c.shape[std::string(key.str())] =
-            integer_of(value, field + ".shape." + std::string(key.str()), 1, 2147483647);
+            integer_of(value, field + ".shape." + std::string(key.str()), 0, 2147483647);
     }
   }
 

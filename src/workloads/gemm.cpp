@@ -1,10 +1,10 @@
 #include "workloads/gemm.hpp"
 
 #include <algorithm>
-#include <set>
 
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
+#include "workloads/sampled_rows.hpp"
 
 namespace assay {
 
@@ -17,16 +17,9 @@ std::uint64_t splitmix64(std::uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, const char* what) {
-  std::uint64_t r;
-  if (__builtin_mul_overflow(a, b, &r) || r > (1ull << 62))
-    throw InputError(std::string("gemm: ") + what + " overflows");
-  return r;
-}
-
 }  // namespace
 
-void fill_uniform(HostTensor& t, std::uint64_t seed) {
+void fill_uniform(HostTensor& t, std::uint64_t seed, double scale) {
   const std::size_t n = t.numel();
   // One independent stream per chunk so that the values do not depend on the thread count.
   constexpr std::size_t kChunk = 1 << 16;
@@ -35,7 +28,7 @@ void fill_uniform(HostTensor& t, std::uint64_t seed) {
       std::uint64_t state = seed * 0x100000001b3ull + c;
       for (std::size_t i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) {
         const double u = static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;  // [0, 1)
-        store_from_float(t.dtype, t.data.data(), i, static_cast<float>(2.0 * u - 1.0));
+        store_from_float(t.dtype, t.data.data(), i, static_cast<float>(scale * (2.0 * u - 1.0)));
       }
     }
   });
@@ -72,16 +65,7 @@ std::vector<HostTensor> GemmProblem::make_inputs(std::uint64_t seed) const {
 HostTensor GemmProblem::output_like() const { return HostTensor::zeros(dtype_, {m_, n_}); }
 
 Reference GemmProblem::reference(const std::vector<HostTensor>& inputs, std::int64_t sampled_rows) const {
-  std::vector<std::int64_t> rows;
-  if (sampled_rows <= 0 || sampled_rows >= m_) {
-    for (std::int64_t i = 0; i < m_; ++i) rows.push_back(i);
-  } else {
-    // Evenly spread, first and last included: edge tiles of both ends are covered.
-    std::set<std::int64_t> picked;
-    for (std::int64_t r = 0; r < sampled_rows; ++r)
-      picked.insert(sampled_rows == 1 ? 0 : r * (m_ - 1) / (sampled_rows - 1));
-    rows.assign(picked.begin(), picked.end());
-  }
+  const std::vector<std::int64_t> rows = pick_rows(m_, sampled_rows);
   const std::vector<float> a = to_floats(inputs.at(0));
   const std::vector<float> b = to_floats(inputs.at(1));
   Reference ref;
@@ -108,24 +92,12 @@ Reference GemmProblem::reference(const std::vector<HostTensor>& inputs, std::int
 }
 
 std::unique_ptr<Problem> GemmWorkload::make(const Params& params, DType dtype) const {
-  for (const auto& [key, value] : params)
-    if (key != "m" && key != "n" && key != "k")
-      throw InputError("gemm: unknown parameter '" + key + "' (gemm takes m, n, k)");
-  std::int64_t v[3];
-  const char* names[3] = {"m", "n", "k"};
-  for (int i = 0; i < 3; ++i) {
-    const auto it = params.find(names[i]);
-    if (it == params.end()) throw InputError(std::string("gemm: parameter '") + names[i] + "' is missing");
-    if (it->second < 1 || it->second > 2147483647)
-      throw InputError(std::string("gemm: parameter '") + names[i] + "' = " + std::to_string(it->second) +
-                       " is outside [1, 2147483647]");
-    v[i] = it->second;
-  }
-  const std::uint64_t es = dtype_size(dtype);
-  checked_mul(checked_mul(v[0], v[2], "m*k"), es, "bytes of A");
-  checked_mul(checked_mul(v[2], v[1], "k*n"), es, "bytes of B");
-  checked_mul(checked_mul(v[0], v[1], "m*n"), es, "bytes of C");
-  return std::make_unique<GemmProblem>(v[0], v[1], v[2], dtype);
+  reject_unknown_params(params, "gemm", {"m", "n", "k"});
+  const std::int64_t m = require_param(params, "gemm", "m", 1, 2147483647);
+  const std::int64_t n = require_param(params, "gemm", "n", 1, 2147483647);
+  const std::int64_t k = require_param(params, "gemm", "k", 1, 2147483647);
+  checked_bytes("gemm", {{m, k}, {k, n}, {m, n}}, dtype);
+  return std::make_unique<GemmProblem>(m, n, k, dtype);
 }
 
 }  // namespace assay

@@ -40,8 +40,8 @@ class GemmWorkload final : public Workload {
   std::unique_ptr<Problem> make(const Params& params, DType dtype) const override;
 };
 
-// Deterministic uniform values in [-1, 1) rounded to `dtype`, from a seed (splitmix64).
-void fill_uniform(HostTensor& t, std::uint64_t seed);
+// Deterministic uniform values in [-scale, scale) rounded to `dtype`, from a seed (splitmix64).
+void fill_uniform(HostTensor& t, std::uint64_t seed, double scale = 1.0);
 // Elements of a tensor as float (exact for f32/f16/bf16).
 std::vector<float> to_floats(const HostTensor& t);
 

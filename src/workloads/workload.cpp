@@ -1,6 +1,8 @@
 #include "workloads/workload.hpp"
 
+#include "workloads/attention.hpp"
 #include "workloads/gemm.hpp"
+#include "workloads/mlp.hpp"
 
 namespace assay {
 
@@ -24,7 +26,9 @@ std::string Problem::shape_string() const {
 
 std::vector<const Workload*> all_workloads() {
   static const GemmWorkload gemm;
-  return {&gemm};
+  static const MlpWorkload mlp;
+  static const AttentionWorkload attention;
+  return {&gemm, &mlp, &attention};
 }
 
 const Workload* find_workload(const std::string& name) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/dtype.hpp"
@@ -56,6 +57,11 @@ class Workload {
   virtual std::string description() const = 0;
   virtual std::vector<std::string> param_names() const = 0;
   virtual std::vector<DType> dtypes() const = 0;
+  // Allowed values of a parameter (sizes: [1, 2^31-1]; flags such as causal: [0, 1]).
+  virtual std::pair<std::int64_t, std::int64_t> param_range(const std::string& name) const {
+    (void)name;
+    return {1, 2147483647};
+  }
   // Validates and builds; throws InputError naming the parameter ("m", ...) when invalid.
   virtual std::unique_ptr<Problem> make(const Params& params, DType dtype) const = 0;
 };

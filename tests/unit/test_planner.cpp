@@ -50,9 +50,14 @@ TEST(Planner, UnknownNamesAreInputErrorsWithLine) {
   EXPECT_NE(e.find("check.shape.z: gemm has no parameter 'z'"), std::string::npos) << e;
 }
 
+TEST(Planner, ZeroSizeNamesTheAxis) {
+  const auto e = plan_error(suite_text("gemm", "[\"cpu\"]", "f32", "m = [4, 0]\nn = 1\nk = 1\n"));
+  EXPECT_NE(e.find("p.toml:7:5: bench 'g': axes.m: 0 is outside [1, 2147483647]"), std::string::npos) << e;
+}
+
 TEST(Planner, OverflowingProblemIsAnInputError) {
   const auto e = plan_error(suite_text("gemm", "[\"cpu\"]", "f32", "m = 2147483647\nn = \"m\"\nk = 1\n"));
-  EXPECT_NE(e.find("bench 'g': gemm: bytes of C overflows"), std::string::npos) << e;
+  EXPECT_NE(e.find("bench 'g': gemm: a 2147483647 x 2147483647 tensor overflows"), std::string::npos) << e;
 }
 
 TEST(Planner, BadFilterRegex) {

@@ -1,0 +1,76 @@
+#include "backends/cublas_api.hpp"
+
+#include <dlfcn.h>
+
+#include <type_traits>
+
+#include "core/error.hpp"
+
+namespace assay::cublas {
+
+namespace {
+template <class T>
+void resolve(void* lib, T& fn, const char* name, const char* soname, std::string& error) {
+  fn = reinterpret_cast<T>(dlsym(lib, name));
+  if (!fn && error.empty()) error = std::string(soname) + " lacks " + name;
+}
+}  // namespace
+
+const Api& api() {
+  static const Api a = [] {
+    Api r;
+    void* lib = dlopen("libcublas.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      r.error = std::string("libcublas.so.13 not found: ") + dlerror();
+      return r;
+    }
+    const char* so = "libcublas.so.13";
+    resolve(lib, r.create, "cublasCreate_v2", so, r.error);
+    resolve(lib, r.destroy, "cublasDestroy_v2", so, r.error);
+    resolve(lib, r.set_stream, "cublasSetStream_v2", so, r.error);
+    resolve(lib, r.set_math_mode, "cublasSetMathMode", so, r.error);
+    resolve(lib, r.get_property, "cublasGetProperty", so, r.error);
+    resolve(lib, r.gemm_ex, "cublasGemmEx", so, r.error);
+    resolve(lib, r.gemm_strided_batched_ex, "cublasGemmStridedBatchedEx", so, r.error);
+    return r;
+  }();
+  return a;
+}
+
+const LtApi& lt_api() {
+  static const LtApi a = [] {
+    LtApi r;
+    void* lib = dlopen("libcublasLt.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      r.error = std::string("libcublasLt.so.13 not found: ") + dlerror();
+      return r;
+    }
+    const char* so = "libcublasLt.so.13";
+    resolve(lib, r.create, "cublasLtCreate", so, r.error);
+    resolve(lib, r.destroy, "cublasLtDestroy", so, r.error);
+    resolve(lib, r.desc_create, "cublasLtMatmulDescCreate", so, r.error);
+    resolve(lib, r.desc_destroy, "cublasLtMatmulDescDestroy", so, r.error);
+    resolve(lib, r.desc_set, "cublasLtMatmulDescSetAttribute", so, r.error);
+    resolve(lib, r.layout_create, "cublasLtMatrixLayoutCreate", so, r.error);
+    resolve(lib, r.layout_destroy, "cublasLtMatrixLayoutDestroy", so, r.error);
+    resolve(lib, r.pref_create, "cublasLtMatmulPreferenceCreate", so, r.error);
+    resolve(lib, r.pref_destroy, "cublasLtMatmulPreferenceDestroy", so, r.error);
+    resolve(lib, r.pref_set, "cublasLtMatmulPreferenceSetAttribute", so, r.error);
+    resolve(lib, r.heuristic, "cublasLtMatmulAlgoGetHeuristic", so, r.error);
+    resolve(lib, r.matmul, "cublasLtMatmul", so, r.error);
+    resolve(lib, r.version, "cublasLtGetVersion", so, r.error);
+    return r;
+  }();
+  return a;
+}
+
+void check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw InternalError(std::string("cuBLAS ") + what + " failed with status " + std::to_string(s));
+}
+
+cublasMath_t strict_math() {
+  return static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
+}
+
+}  // namespace assay::cublas
