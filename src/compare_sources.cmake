@@ -6,6 +6,24 @@ target_sources(assay_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/stats/bootstrap.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stats/sample_comparison.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stats/change_points.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/store/sqlite_db.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/store/case_key.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/store/history_db.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/store/run_set.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/comparison.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/gate.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/compare_table.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/compare_markdown.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/compare_junit.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/compare_csv.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/compare_bmf.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/session_summary.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/history_report.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/runner/repeat.cpp
+)
+target_sources(assay PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/cli/compare_command.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cli/history_command.cpp
 )
 
 # SQLite for the history: the static archive where the distribution ships one (Debian's

@@ -20,6 +20,10 @@ int main(int argc, char** argv) {
     actions.emplace_back(check, assay::cli::add_run_command(*check, args, true));
     auto* list = app.add_subcommand("list", "list workloads, backends and devices found here");
     actions.emplace_back(list, assay::cli::add_list_command(*list));
+    auto* compare = app.add_subcommand("compare", "compare two runs case by case: verdicts, a CI gate, Markdown/JUnit/CSV/BMF");
+    actions.emplace_back(compare, assay::cli::add_compare_command(*compare));
+    auto* history = app.add_subcommand("history", "list recorded runs, or per-case trends with change points");
+    actions.emplace_back(history, assay::cli::add_history_command(*history));
   }
   try {
     app.parse(argc, argv);

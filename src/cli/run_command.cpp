@@ -1,19 +1,99 @@
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <regex>
 
 #include "cli/commands.hpp"
+#include "core/atomic_file.hpp"
 #include "core/results.hpp"
 #include "report/markdown.hpp"
+#include "report/session_summary.hpp"
+#include "runner/repeat.hpp"
+#include "runner/run_metadata.hpp"
 #include "runner/runner.hpp"
+#include "store/history_db.hpp"
+#include "suite/suite.hpp"
 
 namespace assay::cli {
 
 namespace {
 struct RunFlags {
   runner::RunOptions opt;
-  std::string mode, filter;
-  bool json = false, quiet = false;
+  std::string mode, filter, history;
+  int repeat = 1;
+  bool json = false, quiet = false, no_history = false;
 };
+
+// The group this process belongs to when a parent `--repeat` started it; a run on its own else.
+store::SessionInfo session_from_environment() {
+  store::SessionInfo s;
+  const char* group = std::getenv(runner::kRunGroupEnv);
+  const char* session = std::getenv(runner::kSessionEnv);
+  if (!group || !session) return s;
+  std::smatch m;
+  const std::string text = session;
+  if (!std::regex_match(text, m, std::regex("([0-9]+)/([0-9]+)"))) return s;
+  return {group, std::stoi(m[1]), std::stoi(m[2])};
+}
+
+// Records a finished run; a failure here does not lose the results file, which is already written.
+int record_in_history(const RunFlags& f, const runner::RunOutcome& out) {
+  if (f.no_history || out.results_path.empty()) return static_cast<int>(out.code);
+  try {
+    store::HistoryDb db = store::HistoryDb::open_for_writing(store::history_path(f.history));
+    db.record_run(out.doc, out.results_path, session_from_environment());
+  } catch (const Error& e) {
+    std::cerr << "assay: error: history not updated (results are in " << out.results_path << "): " << e.what() << "\n";
+    return out.code == ExitCode::ok ? static_cast<int>(e.code()) : static_cast<int>(out.code);
+  }
+  return static_cast<int>(out.code);
+}
+
+int run_once(RunFlags& f) {
+  const auto progress = [&f](const std::string& line) {
+    if (!f.quiet) std::cerr << line << "\n";
+  };
+  const runner::RunOutcome out = runner::run_suite(f.opt, progress);
+  if (out.code == ExitCode::skipped) {
+    std::cerr << "skipped: " << out.skipped_reason << "\n";
+    return static_cast<int>(out.code);
+  }
+  if (f.json) std::cout << to_json_text(out.doc);
+  else if (!f.quiet) std::cout << report::terminal_table(out.doc);
+  std::size_t counts[4] = {};
+  for (const auto& c : out.doc.cases) ++counts[static_cast<int>(c.status)];
+  std::cerr << counts[0] << " ok, " << counts[1] << " check-failed, " << counts[3] << " error, " << counts[2]
+            << " skipped; results: " << out.results_path << "\n";
+  if (f.opt.check_only) return static_cast<int>(out.code);
+  return record_in_history(f, out);
+}
+
+// --repeat N: N sessions, each a fresh process writing into one group folder, then the
+// combined summary (median of session medians, spread between sessions) beside them.
+int run_repeated(RunFlags& f) {
+  const suite::Suite s = suite::load_suite(f.opt.suite_path);  // bad input stops here, before any session
+  const std::string group_id = s.name + "-" + (f.opt.tag.empty() ? "untagged" : f.opt.tag) + "-" +
+                               runner::utc_now_compact() + "-x" + std::to_string(f.repeat);
+  const std::string group_dir = f.opt.out_dir + "/" + group_id;
+  std::filesystem::create_directories(group_dir);
+  const auto sessions = runner::run_sessions(runner::session_arguments(f.opt.command_line, group_dir), f.repeat,
+                                             group_dir, group_id, [](const std::string& line) { std::cerr << line << "\n"; });
+  std::vector<ResultsDocument> docs;
+  std::vector<std::string> paths;
+  for (const auto& o : sessions)
+    if (!o.results_path.empty()) {
+      docs.push_back(parse_results_json(read_text_file(o.results_path), o.results_path));
+      paths.push_back(o.results_path);
+    }
+  if (!docs.empty()) {
+    const report::SessionsSummary summary = report::summarize_sessions(group_id, docs, paths);
+    write_file_atomically(group_dir + "/sessions.json", report::sessions_json(summary));
+    write_file_atomically(group_dir + "/sessions.md", report::sessions_markdown(summary));
+    if (!f.quiet) std::cout << report::sessions_markdown(summary);
+  }
+  std::cerr << sessions.size() << " of " << f.repeat << " sessions ran; sessions: " << group_dir << "\n";
+  return runner::combined_exit_code(sessions);
+}
 }  // namespace
 
 Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool check_only) {
@@ -25,8 +105,14 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
   app.add_option("--out", flags->opt.out_dir, "folder for the results JSON and Markdown")->capture_default_str();
   app.add_option("--device", flags->opt.device, "CUDA device index, or 'cpu' to run only CPU backends")
       ->capture_default_str();
-  if (!check_only)
+  if (!check_only) {
     app.add_option("--mode", flags->mode, "override the suite's mode")->check(CLI::IsMember({"cold", "hot", "graph", "host"}));
+    app.add_option("--repeat", flags->repeat, "run the suite N times, each session a fresh process")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
+    app.add_option("--history", flags->history, "history database (default $ASSAY_HISTORY or .assay/history.db)");
+    app.add_flag("--no-history", flags->no_history, "do not record this run in the history");
+  }
   app.add_option("--filter", flags->filter, "run only cases whose id matches this regex (bench/backend/dtype/params)");
   app.add_option("--seed", flags->opt.seed, "base seed of the random inputs")->capture_default_str();
   app.add_flag("--json", flags->json, "print the results document on stdout instead of the table");
@@ -38,21 +124,7 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
     if (!f.filter.empty()) f.opt.filter = f.filter;
     if (!std::regex_match(f.opt.tag, std::regex("[A-Za-z0-9._-]*")))
       throw InputError("--tag '" + f.opt.tag + "': use only letters, digits, '.', '_' and '-'");
-    const auto progress = [&f](const std::string& line) {
-      if (!f.quiet) std::cerr << line << "\n";
-    };
-    const runner::RunOutcome out = runner::run_suite(f.opt, progress);
-    if (out.code == ExitCode::skipped) {
-      std::cerr << "skipped: " << out.skipped_reason << "\n";
-      return static_cast<int>(out.code);
-    }
-    if (f.json) std::cout << to_json_text(out.doc);
-    else if (!f.quiet) std::cout << report::terminal_table(out.doc);
-    std::size_t counts[4] = {};
-    for (const auto& c : out.doc.cases) ++counts[static_cast<int>(c.status)];
-    std::cerr << counts[0] << " ok, " << counts[1] << " check-failed, " << counts[3] << " error, " << counts[2]
-              << " skipped; results: " << out.results_path << "\n";
-    return static_cast<int>(out.code);
+    return f.repeat > 1 ? run_repeated(f) : run_once(f);
   };
 }
 

@@ -28,9 +28,12 @@ std::string change_words(double s) {
   return fmt::format("{:.1f}% faster", 100.0 * (1.0 / s - 1.0));
 }
 
-std::string p_text(double p) { return p < 1e-3 ? fmt::format("{:.1e}", p) : fmt::format("{:.3f}", p); }
-
 }  // namespace
+
+std::string p_value_text(double p) {
+  if (p < 1e-16) return "< 1e-16";
+  return p < 1e-3 ? fmt::format("{:.1e}", p) : fmt::format("{:.3f}", p);
+}
 
 std::string verdict_name(Verdict v) {
   switch (v) {
@@ -56,7 +59,7 @@ void decide_verdict(SampleComparison& c, Better better, const Thresholds& t) {
   const std::string ci = fmt::format("{:.0f}% CI of the ratio {:.4f}..{:.4f}", 100 * t.confidence,
                                      c.ratio_ci.lo, c.ratio_ci.hi);
   const std::string floor = fmt::format("{:g}%", 100 * t.floor);
-  const std::string p = "Mann-Whitney p = " + p_text(c.p_value);
+  const std::string p = "Mann-Whitney p " + std::string(c.p_value < 1e-16 ? "" : "= ") + p_value_text(c.p_value);
 
   if (rank_test && ci_excludes_one) {
     if (s > band_hi || s < band_lo) {

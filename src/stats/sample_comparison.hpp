@@ -17,6 +17,9 @@ enum class Better { lower, higher };
 enum class Verdict { faster, slower, same, ambiguous, new_case, gone, failed };
 std::string verdict_name(Verdict v);  // "FASTER", "SLOWER", ..., "NEW", "GONE", "FAILED"
 
+// "0.042", "3.1e-05"; "< 1e-16" below that, where the normal tail is rounding noise.
+std::string p_value_text(double p);
+
 struct Thresholds {
   double floor = 0.02;       // practical floor: a change smaller than 2% is never FASTER/SLOWER
   double alpha = 0.01;       // false-alarm rate: a verdict needs Mann-Whitney p < alpha

@@ -1,0 +1,51 @@
+// JUnit XML: one testcase per compared case, so CI test reports list regressions by name.
+#include <fmt/format.h>
+
+#include "report/compare_outputs.hpp"
+
+namespace assay::report {
+namespace {
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+bool is_failure(const CaseComparison& c, const GateRules& rules) {
+  return c.verdict == stats::Verdict::slower || fails_gate(c, rules);
+}
+
+}  // namespace
+
+std::string comparison_junit(const Comparison& c, const GateRules& rules) {
+  std::size_t failures = 0;
+  for (const auto& cc : c.cases) failures += is_failure(cc, rules);
+  const std::string suite = xml_escape("assay compare " + c.base_label + " -> " + c.cand_label);
+  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  xml += fmt::format("<testsuites name=\"assay compare\" tests=\"{}\" failures=\"{}\">\n", c.cases.size(), failures);
+  xml += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n", suite, c.cases.size(), failures);
+  for (const auto& cc : c.cases) {
+    const std::string verdict = stats::verdict_name(cc.verdict);
+    xml += fmt::format("    <testcase classname=\"assay.{}\" name=\"{}\"", xml_escape(cc.bench), xml_escape(cc.case_id));
+    if (is_failure(cc, rules)) {
+      xml += fmt::format(">\n      <failure type=\"{}\" message=\"{}: {}\"/>\n    </testcase>\n", verdict, verdict,
+                         xml_escape(cc.why));
+    } else {
+      xml += fmt::format(">\n      <system-out>{}: {}</system-out>\n    </testcase>\n", verdict, xml_escape(cc.why));
+    }
+  }
+  xml += "  </testsuite>\n</testsuites>\n";
+  return xml;
+}
+
+}  // namespace assay::report

@@ -1,0 +1,56 @@
+// Markdown for a pull-request comment or a GitHub Actions job summary.
+#include <fmt/format.h>
+
+#include "report/compare_outputs.hpp"
+
+namespace assay::report {
+namespace {
+
+// Table cells must not break the table: pipes escaped, no newlines.
+std::string cell(std::string s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '|') out += "\\|";
+    else if (ch == '\n') out += ' ';
+    else out += ch;
+  }
+  return out;
+}
+
+std::string verdict_cell(stats::Verdict v) {
+  const std::string name = stats::verdict_name(v);
+  const bool bad = v == stats::Verdict::slower || v == stats::Verdict::failed;
+  return bad ? "**" + name + "**" : name;
+}
+
+}  // namespace
+
+std::string comparison_markdown(const Comparison& c, const GateResult& gate) {
+  std::string md = fmt::format("## assay compare: `{}` → `{}`\n\n", cell(c.base_label), cell(c.cand_label));
+  md += gate.passed ? "**Gate: pass.** " : "**Gate: FAIL.** ";
+  for (const auto& r : gate.reasons) md += r + ". ";
+  md += "\n\n" + comparison_summary_line(c) + "\n\n";
+  for (const auto& n : c.notes) md += "> Note: " + n + "\n\n";
+  md += fmt::format("| case | base | candidate | ratio cand/base (95% CI) | verdict |\n|---|---:|---:|---|---|\n");
+  for (const auto& cc : c.cases) {
+    const std::string ratio = cc.stats ? fmt::format("{:.4f} ({:.4f}–{:.4f})", cc.stats->ratio, cc.stats->ratio_ci.lo,
+                                                     cc.stats->ratio_ci.hi)
+                                       : "–";
+    md += fmt::format("| `{}` | {} | {} | {} | {} |\n", cell(cc.case_id),
+                      cc.base ? metric_value_text(cc.base->median, c.metric) : "–",
+                      cc.cand ? metric_value_text(cc.cand->median, c.metric) : "–", ratio, verdict_cell(cc.verdict));
+  }
+  md += "\n<details><summary>Why each verdict</summary>\n\n";
+  for (const auto& cc : c.cases)
+    md += fmt::format("- `{}` **{}**: {}\n", cell(cc.case_id), stats::verdict_name(cc.verdict), cell(cc.why));
+  md += "\n</details>\n\n";
+  md += fmt::format(
+      "Base: {}. Candidate: {}. Metric: {} (medians of the raw samples, all sessions). Thresholds: practical floor "
+      "{:g}%, false-alarm rate alpha {:g} (two-sided Mann-Whitney), {:g}% CIs from {} seeded bootstrap resamples. "
+      "Cases are matched by workload, backend, dtype, parameters, mode and GPU model.\n",
+      c.base_origin, c.cand_origin, metric_name(c.metric), 100 * c.thresholds.floor, c.thresholds.alpha,
+      100 * c.thresholds.confidence, c.thresholds.resamples);
+  return md;
+}
+
+}  // namespace assay::report

@@ -1,0 +1,24 @@
+// Renderings of a Comparison: the terminal table, Markdown for a PR comment or a GitHub job
+// summary, JUnit XML for CI test reports, CSV, and Bencher Metric Format JSON. Each returns the
+// text; the CLI writes it atomically.
+#pragma once
+
+#include <string>
+
+#include "report/comparison.hpp"
+#include "report/gate.hpp"
+
+namespace assay::report {
+
+// A value of the compared metric with its unit: "29.79 us", "576.8 TFLOP/s", "53.9% of peak".
+std::string metric_value_text(double value, Metric m);
+
+std::string comparison_table(const Comparison& c, const GateResult& gate);
+std::string comparison_markdown(const Comparison& c, const GateResult& gate);
+// One testcase per case; a failure for FAILED, SLOWER and whatever else fails the gate.
+std::string comparison_junit(const Comparison& c, const GateRules& rules);
+std::string comparison_csv(const Comparison& c);
+// The candidate's medians with their 95% CIs, one benchmark per case (https://bencher.dev/docs/reference/bencher-metric-format/).
+std::string comparison_bmf(const Comparison& c);
+
+}  // namespace assay::report

@@ -1,0 +1,66 @@
+#include "report/session_summary.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+
+#include "report/compare_outputs.hpp"
+#include "stats/summary.hpp"
+#include "store/case_key.hpp"
+#include "store/run_set.hpp"
+
+namespace assay::report {
+
+SessionsSummary summarize_sessions(const std::string& group_id, const std::vector<ResultsDocument>& sessions,
+                                   const std::vector<std::string>& paths) {
+  SessionsSummary out{group_id, paths, {}};
+  std::map<std::string, std::size_t> index;  // key -> position in out.cases
+  for (const auto& doc : sessions)
+    for (const auto& c : doc.cases) {
+      if (c.status != CaseStatus::ok || !c.summary) continue;
+      const std::string key = store::case_key(doc.run, c).text();
+      auto [it, inserted] = index.try_emplace(key, out.cases.size());
+      if (inserted) out.cases.push_back({c.id, key, {}, 0, 0});
+      out.cases[it->second].session_medians_ns.push_back(c.summary->median);
+    }
+  for (auto& sc : out.cases) {
+    std::vector<double> m = sc.session_medians_ns;
+    std::sort(m.begin(), m.end());
+    sc.median_of_medians_ns = stats::percentile_sorted(m, 50);
+    sc.spread_rel = (m.back() - m.front()) / sc.median_of_medians_ns;
+  }
+  return out;
+}
+
+std::string sessions_json(const SessionsSummary& s) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& c : s.cases)
+    cases.push_back({{"id", c.case_id},
+                     {"key", c.key},
+                     {"session_medians_ns", c.session_medians_ns},
+                     {"median_of_medians_ns", c.median_of_medians_ns},
+                     {"spread_rel", c.spread_rel}});
+  const nlohmann::json j = {{"schema", store::kSessionsSchemaName},
+                            {"schema_version", 1},
+                            {"run_group", s.group_id},
+                            {"sessions", s.session_paths},
+                            {"cases", cases}};
+  return j.dump(1) + "\n";
+}
+
+std::string sessions_markdown(const SessionsSummary& s) {
+  std::string md = fmt::format("## assay run: {} sessions of `{}`\n\n", s.session_paths.size(), s.group_id);
+  md += "| case | sessions | median of session medians | session spread | session medians |\n|---|---:|---:|---:|---|\n";
+  for (const auto& c : s.cases) {
+    std::string each;
+    for (double m : c.session_medians_ns) each += (each.empty() ? "" : ", ") + metric_value_text(m, Metric::time);
+    md += fmt::format("| `{}` | {} | {} | {:.2f}% | {} |\n", c.case_id, c.session_medians_ns.size(),
+                      metric_value_text(c.median_of_medians_ns, Metric::time), 100 * c.spread_rel, each);
+  }
+  md += "\nSession spread: (largest - smallest session median) / median of the session medians.\n";
+  return md;
+}
+
+}  // namespace assay::report

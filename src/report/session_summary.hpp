@@ -1,0 +1,33 @@
+// The combined summary of the sessions of `assay run --repeat N`: per case, the median of each
+// session, the median of those medians, and the spread between sessions, which shows how much
+// a single run can be trusted. Written as sessions.json (schema "assay.sessions") and
+// sessions.md beside the session documents.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/results.hpp"
+
+namespace assay::report {
+
+struct SessionCase {
+  std::string case_id, key;
+  std::vector<double> session_medians_ns;  // sessions where the case is ok, in session order
+  double median_of_medians_ns = 0;
+  double spread_rel = 0;  // (max - min) / median of the session medians
+};
+
+struct SessionsSummary {
+  std::string group_id;
+  std::vector<std::string> session_paths;
+  std::vector<SessionCase> cases;  // in plan order
+};
+
+SessionsSummary summarize_sessions(const std::string& group_id, const std::vector<ResultsDocument>& sessions,
+                                   const std::vector<std::string>& paths);
+
+std::string sessions_json(const SessionsSummary& s);
+std::string sessions_markdown(const SessionsSummary& s);
+
+}  // namespace assay::report

@@ -1,0 +1,66 @@
+#include "store/run_set.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "store/history_db.hpp"
+
+namespace assay::store {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_sessions_summary(const std::string& text) {
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  return j.is_object() && j.value("schema", "") == kSessionsSchemaName;
+}
+
+RunSet from_folder(const std::string& argument) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(argument))
+    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  RunSet set{argument, "", {}};
+  for (const auto& f : files) {
+    const std::string text = read_text_file(f);
+    if (is_sessions_summary(text)) continue;
+    set.sessions.push_back(parse_results_json(text, f.string()));
+  }
+  if (set.sessions.empty()) throw InputError(argument + ": no results documents (*.json) in this folder");
+  set.origin = "folder " + argument + " (" + std::to_string(set.sessions.size()) + " session" +
+               (set.sessions.size() == 1 ? ")" : "s)");
+  return set;
+}
+
+RunSet from_history(const std::string& argument, const std::string& history_path) {
+  if (!fs::exists(history_path))
+    throw InputError(argument + ": no such file or folder, and no history database at " + history_path +
+                     " to look it up as a tag or commit");
+  HistoryDb db = HistoryDb::open_for_reading(history_path);
+  RunSet set{argument, "", db.latest_group_tagged(argument)};
+  std::string how = "tag '" + argument + "'";
+  if (set.sessions.empty()) {
+    set.sessions = db.latest_group_at_commit(argument);
+    how = "commit " + argument;
+  }
+  if (set.sessions.empty())
+    throw InputError(argument + ": no such file or folder, and no run in " + history_path +
+                     " has this tag or a commit starting with it");
+  set.origin = "history " + how + " (" + std::to_string(set.sessions.size()) + " session" +
+               (set.sessions.size() == 1 ? ")" : "s)");
+  return set;
+}
+
+}  // namespace
+
+RunSet load_run_set(const std::string& argument, const std::string& history_path) {
+  if (fs::is_directory(argument)) return from_folder(argument);
+  if (fs::exists(argument)) return {argument, "file " + argument, {parse_results_json(read_text_file(argument), argument)}};
+  return from_history(argument, history_path);
+}
+
+}  // namespace assay::store

@@ -1,0 +1,252 @@
+// Matching cases between runs, the gate, and the CI renderings of a comparison.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+#include "compare_test_docs.hpp"
+#include "core/error.hpp"
+#include "compare_test_samples.hpp"
+#include "report/compare_outputs.hpp"
+#include "report/comparison.hpp"
+#include "report/gate.hpp"
+
+using namespace assay;
+using namespace assay::report;
+using assay::stats::Verdict;
+using assay::test::doc_on;
+using assay::test::kH100;
+using assay::test::ok_case;
+
+namespace {
+std::vector<double> noisy(std::uint64_t seed, double median, std::size_t n = 40) {
+  return assay::test::SampleSource(seed).lognormal(n, median, 0.01);
+}
+
+store::RunSet set_of(const std::string& label, std::vector<ResultsDocument> docs) {
+  return {label, "test " + label, std::move(docs)};
+}
+
+const CaseComparison& find_case(const Comparison& c, const std::string& id) {
+  for (const auto& cc : c.cases)
+    if (cc.case_id == id) return cc;
+  throw std::runtime_error("no case " + id);
+}
+
+// Base and candidate of four cases: 5% slower, 5% faster, unchanged, and one only in each.
+struct Fixture {
+  store::RunSet base = set_of("main", {doc_on(kH100, {ok_case("gemm", "assay", 1024, noisy(1, 100000)),
+                                                       ok_case("gemm", "assay", 2048, noisy(2, 800000)),
+                                                       ok_case("gemm", "cublas", 1024, noisy(3, 90000)),
+                                                       ok_case("gemm", "cublas", 4096, noisy(4, 5e6))})});
+  store::RunSet cand = set_of("pr", {doc_on(kH100, {ok_case("gemm", "assay", 1024, noisy(11, 105000)),
+                                                     ok_case("gemm", "assay", 2048, noisy(12, 760000)),
+                                                     ok_case("gemm", "cublas", 1024, noisy(13, 90000)),
+                                                     ok_case("gemm", "cublas", 512, noisy(14, 20000))})});
+};
+}  // namespace
+
+TEST(Comparison, VerdictsNewGoneAndGeomean) {
+  Fixture f;
+  const Comparison c = compare_runs(f.base, f.cand, {});
+  ASSERT_EQ(c.cases.size(), 5u);
+  EXPECT_EQ(find_case(c, "gemm/assay/f16/k=1024,m=1024,n=1024").verdict, Verdict::slower);
+  EXPECT_EQ(find_case(c, "gemm/assay/f16/k=2048,m=2048,n=2048").verdict, Verdict::faster);
+  const Verdict same = find_case(c, "gemm/cublas/f16/k=1024,m=1024,n=1024").verdict;
+  EXPECT_TRUE(same == Verdict::same || same == Verdict::ambiguous);
+  EXPECT_EQ(find_case(c, "gemm/cublas/f16/k=512,m=512,n=512").verdict, Verdict::new_case);
+  const CaseComparison& gone = find_case(c, "gemm/cublas/f16/k=4096,m=4096,n=4096");
+  EXPECT_EQ(gone.verdict, Verdict::gone);
+  EXPECT_EQ(c.cases.back().case_id, gone.case_id);  // GONE cases come last
+  EXPECT_EQ(c.geomean_cases, 3u);
+  double logs = 0;
+  for (const auto& cc : c.cases)
+    if (cc.stats) logs += std::log(cc.stats->ratio);
+  EXPECT_NEAR(*c.geomean_ratio, std::exp(logs / 3), 1e-12);
+  EXPECT_NEAR(*c.geomean_ratio, std::cbrt(1.05 * 0.95 * 1.0), 0.01);
+  EXPECT_TRUE(c.notes.empty());
+}
+
+TEST(Comparison, DeterministicAcrossCalls) {
+  Fixture f;
+  const Comparison a = compare_runs(f.base, f.cand, {}), b = compare_runs(f.base, f.cand, {});
+  for (std::size_t i = 0; i < a.cases.size(); ++i) {
+    if (!a.cases[i].stats) continue;
+    EXPECT_EQ(a.cases[i].stats->ratio_ci.lo, b.cases[i].stats->ratio_ci.lo);
+    EXPECT_EQ(a.cases[i].why, b.cases[i].why);
+  }
+}
+
+TEST(Comparison, ThroughputMetricKeepsTheDirection) {
+  Fixture f;
+  CompareOptions o;
+  o.metric = Metric::tflops;
+  const Comparison c = compare_runs(f.base, f.cand, o);
+  const CaseComparison& slower = find_case(c, "gemm/assay/f16/k=1024,m=1024,n=1024");
+  EXPECT_EQ(slower.verdict, Verdict::slower);
+  EXPECT_LT(slower.stats->ratio, 1.0);  // fewer TFLOP/s
+  EXPECT_EQ(find_case(c, "gemm/assay/f16/k=2048,m=2048,n=2048").verdict, Verdict::faster);
+}
+
+TEST(Comparison, RenamedBenchStillMatchesButOtherGpuDoesNot) {
+  const auto base = set_of("a", {doc_on(kH100, {ok_case("gemm", "assay", 1024, noisy(1, 1000))})});
+  const auto renamed = set_of("b", {doc_on(kH100, {ok_case("gemm-square", "assay", 1024, noisy(2, 1100))})});
+  EXPECT_EQ(compare_runs(base, renamed, {}).cases.size(), 1u);
+
+  const auto a100 = set_of("c", {doc_on("NVIDIA A100-SXM4-80GB", {ok_case("gemm", "assay", 1024, noisy(2, 2000), "cold", 312)})});
+  const Comparison across = compare_runs(base, a100, {});
+  ASSERT_EQ(across.cases.size(), 2u);
+  EXPECT_EQ(across.cases[0].verdict, Verdict::new_case);
+  EXPECT_EQ(across.cases[1].verdict, Verdict::gone);
+  ASSERT_EQ(across.notes.size(), 1u);
+  EXPECT_NE(across.notes[0].find("--normalize peak"), std::string::npos);
+
+  // % of peak: 1000 ns on a 1000-TFLOP/s part vs 2000 ns on a 312-TFLOP/s part is 1.6x the
+  // fraction of peak: FASTER by that measure.
+  CompareOptions o;
+  o.normalize_peak = true;
+  const Comparison normalised = compare_runs(base, a100, o);
+  ASSERT_EQ(normalised.cases.size(), 1u);
+  EXPECT_EQ(normalised.metric, Metric::pct_of_peak);
+  EXPECT_EQ(normalised.cases[0].verdict, Verdict::faster);
+  EXPECT_NEAR(normalised.cases[0].stats->ratio, (1000.0 / 2000.0) * (1000.0 / 312.0), 0.05);
+}
+
+TEST(Comparison, ModeIsPartOfTheIdentity) {
+  const auto cold = set_of("a", {doc_on(kH100, {ok_case("gemm", "assay", 1024, noisy(1, 1000), "cold")})});
+  const auto graph = set_of("b", {doc_on(kH100, {ok_case("gemm", "assay", 1024, noisy(2, 800), "graph")})});
+  const Comparison c = compare_runs(cold, graph, {});
+  ASSERT_EQ(c.cases.size(), 2u);
+  EXPECT_EQ(c.cases[0].verdict, Verdict::new_case);
+  EXPECT_EQ(c.cases[1].verdict, Verdict::gone);
+}
+
+TEST(Comparison, FailedCandidateMeetsItsBaseCase) {
+  const auto base = set_of("a", {doc_on(kH100, {ok_case("gemm", "assay", 1024, noisy(1, 1000))})});
+  const auto cand = set_of("b", {doc_on(kH100, {assay::test::failed_case("gemm", "assay", 1024)})});
+  const Comparison c = compare_runs(base, cand, {});
+  ASSERT_EQ(c.cases.size(), 1u);
+  EXPECT_EQ(c.cases[0].verdict, Verdict::failed);
+  EXPECT_NE(c.cases[0].why.find("check-failed"), std::string::npos) << c.cases[0].why;
+  // And the other way round: a base that failed gives the candidate no reference.
+  const Comparison back = compare_runs(cand, base, {});
+  ASSERT_EQ(back.cases.size(), 1u);
+  EXPECT_EQ(back.cases[0].verdict, Verdict::new_case);
+  EXPECT_NE(back.cases[0].why.find("no timing in the base"), std::string::npos);
+}
+
+TEST(Comparison, SessionsOfOneSideArePooled) {
+  const auto base = set_of("a", {doc_on(kH100, {ok_case("gemm", "assay", 1024, noisy(1, 1000, 20))}),
+                                 doc_on(kH100, {ok_case("gemm", "assay", 1024, noisy(2, 1000, 20))})});
+  const auto cand = set_of("b", {doc_on(kH100, {ok_case("gemm", "assay", 1024, noisy(3, 1060, 20))})});
+  const Comparison c = compare_runs(base, cand, {});
+  ASSERT_TRUE(c.cases[0].stats);
+  EXPECT_EQ(c.cases[0].stats->base_sessions, 2u);
+  EXPECT_EQ(c.cases[0].stats->base_n, 40u);
+  EXPECT_EQ(c.cases[0].base->n, 40u);
+}
+
+TEST(Comparison, FilterAndBadFilter) {
+  Fixture f;
+  CompareOptions o;
+  o.filter = "cublas";
+  EXPECT_EQ(compare_runs(f.base, f.cand, o).cases.size(), 3u);
+  o.filter = "(";
+  EXPECT_THROW(compare_runs(f.base, f.cand, o), InputError);
+  o.filter = "nothing-matches";
+  EXPECT_THROW(compare_runs(f.base, f.cand, o), InputError);
+}
+
+TEST(Gate, FailOnRequireAndFailedChecks) {
+  Fixture f;
+  const Comparison c = compare_runs(f.base, f.cand, {});
+  EXPECT_TRUE(apply_gate(c, {}).passed);
+  const GateResult slower = apply_gate(c, {{Verdict::slower}, std::nullopt});
+  EXPECT_FALSE(slower.passed);
+  ASSERT_EQ(slower.reasons.size(), 1u);
+  EXPECT_EQ(slower.reasons[0], "1 case(s) SLOWER (--fail-on)");
+  EXPECT_FALSE(apply_gate(c, {{}, Verdict::faster}).passed);
+
+  CompareOptions only_faster;
+  only_faster.filter = "assay/f16/k=2048";
+  const Comparison faster = compare_runs(f.base, f.cand, only_faster);
+  EXPECT_TRUE(apply_gate(faster, {{Verdict::slower}, Verdict::faster}).passed);
+
+  const auto base = set_of("a", {doc_on(kH100, {ok_case("gemm", "assay", 1024, noisy(1, 1000))})});
+  const auto broken = set_of("b", {doc_on(kH100, {assay::test::failed_case("gemm", "assay", 1024)})});
+  const GateResult failed = apply_gate(compare_runs(base, broken, {}), {});
+  EXPECT_FALSE(failed.passed);  // no rule asked for it: a failed check always fails
+  EXPECT_NE(failed.reasons[0].find("FAILED"), std::string::npos);
+  EXPECT_EQ(parse_verdict("Slower"), Verdict::slower);
+  EXPECT_EQ(parse_verdict("NEW"), Verdict::new_case);
+  EXPECT_FALSE(parse_verdict("worse"));
+}
+
+TEST(Outputs, MarkdownTableAndGate) {
+  Fixture f;
+  const Comparison c = compare_runs(f.base, f.cand, {});
+  const std::string md = comparison_markdown(c, apply_gate(c, {{Verdict::slower}, std::nullopt}));
+  EXPECT_NE(md.find("## assay compare: `main` → `pr`"), std::string::npos);
+  EXPECT_NE(md.find("**Gate: FAIL.** 1 case(s) SLOWER (--fail-on)."), std::string::npos) << md;
+  EXPECT_NE(md.find("| `gemm/assay/f16/k=1024,m=1024,n=1024` | 100."), std::string::npos) << md;
+  EXPECT_NE(md.find("| **SLOWER** |"), std::string::npos);
+  EXPECT_NE(md.find("| NEW |"), std::string::npos);
+  EXPECT_NE(md.find("practical floor 2%"), std::string::npos);
+}
+
+TEST(Outputs, JunitHasOneTestcasePerCaseAndFailsRegressions) {
+  Fixture f;
+  const Comparison c = compare_runs(f.base, f.cand, {});
+  const std::string xml = comparison_junit(c, {});
+  std::size_t testcases = 0, failures = 0;
+  for (std::size_t p = 0; (p = xml.find("<testcase ", p)) != std::string::npos; ++p) ++testcases;
+  for (std::size_t p = 0; (p = xml.find("<failure ", p)) != std::string::npos; ++p) ++failures;
+  EXPECT_EQ(testcases, 5u);
+  EXPECT_EQ(failures, 1u);  // the SLOWER case, even without --fail-on
+  EXPECT_NE(xml.find("tests=\"5\" failures=\"1\""), std::string::npos);
+  EXPECT_NE(xml.find("<failure type=\"SLOWER\""), std::string::npos);
+  EXPECT_NE(xml.find("main -&gt; pr"), std::string::npos);  // escaped
+}
+
+TEST(Outputs, CsvRowsHaveEveryColumn) {
+  Fixture f;
+  const std::string csv = comparison_csv(compare_runs(f.base, f.cand, {}));
+  std::vector<std::string> lines;
+  for (std::size_t a = 0, b; (b = csv.find('\n', a)) != std::string::npos; a = b + 1) lines.push_back(csv.substr(a, b - a));
+  ASSERT_EQ(lines.size(), 6u);
+  // Count the separators outside quotes: every row has as many as the header.
+  const auto commas = [](const std::string& line) {
+    int n = 0;
+    bool quoted = false;
+    for (char ch : line) {
+      if (ch == '"') quoted = !quoted;
+      n += ch == ',' && !quoted;
+    }
+    return n;
+  };
+  for (const auto& l : lines) EXPECT_EQ(commas(l), commas(lines[0])) << l;
+  EXPECT_EQ(lines[1].rfind("gemm/assay/f16/k=1024,m=1024,n=1024,", 0), std::string::npos);  // the id is quoted
+  EXPECT_EQ(lines[1].rfind("\"gemm/assay/f16/k=1024,m=1024,n=1024\",", 0), 0u);
+  EXPECT_NE(lines[1].find(",SLOWER,"), std::string::npos);
+}
+
+TEST(Outputs, BencherMetricFormatOfTheCandidate) {
+  Fixture f;
+  const Comparison c = compare_runs(f.base, f.cand, {});
+  const auto bmf = nlohmann::json::parse(comparison_bmf(c));
+  EXPECT_EQ(bmf.size(), 4u);  // the GONE case has no candidate value
+  const auto& latency = bmf["gemm/assay/f16/k=1024,m=1024,n=1024"]["latency"];
+  const auto& cc = find_case(c, "gemm/assay/f16/k=1024,m=1024,n=1024");
+  EXPECT_EQ(latency["value"].get<double>(), cc.cand->median);
+  EXPECT_LE(latency["lower_value"].get<double>(), cc.cand->median);
+  EXPECT_GE(latency["upper_value"].get<double>(), cc.cand->median);
+}
+
+TEST(Outputs, TerminalTableSaysWhy) {
+  Fixture f;
+  const Comparison c = compare_runs(f.base, f.cand, {});
+  const std::string t = comparison_table(c, apply_gate(c, {}));
+  EXPECT_NE(t.find("SLOWER gemm/assay/f16/k=1024,m=1024,n=1024: 4.9% slower: ratio 1.049"), std::string::npos) << t;
+  EXPECT_NE(t.find("1 FASTER, 1 SLOWER"), std::string::npos) << t;
+  EXPECT_NE(t.find("gate: pass"), std::string::npos);
+}
