@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build g++ libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev libgtest-dev)
+packages=(cmake ninja-build g++ libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev libgtest-dev libsqlite3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

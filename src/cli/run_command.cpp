@@ -38,7 +38,7 @@ store::SessionInfo session_from_environment() {
 
 // Records a finished run; a failure here does not lose the results file, which is already written.
 int record_in_history(const RunFlags& f, const runner::RunOutcome& out) {
-  if (f.no_history || out.results_path.empty()) return static_cast<int>(out.code);
+  if (out.results_path.empty()) return static_cast<int>(out.code);
   try {
     store::HistoryDb db = store::HistoryDb::open_for_writing(store::history_path(f.history));
     db.record_run(out.doc, out.results_path, session_from_environment());
@@ -50,6 +50,8 @@ int record_in_history(const RunFlags& f, const runner::RunOutcome& out) {
 }
 
 int run_once(RunFlags& f) {
+  const bool records = !f.opt.check_only && !f.no_history;
+  if (records) store::HistoryDb::verify_writable(store::history_path(f.history));  // before any case runs
   const auto progress = [&f](const std::string& line) {
     if (!f.quiet) std::cerr << line << "\n";
   };
@@ -64,14 +66,14 @@ int run_once(RunFlags& f) {
   for (const auto& c : out.doc.cases) ++counts[static_cast<int>(c.status)];
   std::cerr << counts[0] << " ok, " << counts[1] << " check-failed, " << counts[3] << " error, " << counts[2]
             << " skipped; results: " << out.results_path << "\n";
-  if (f.opt.check_only) return static_cast<int>(out.code);
-  return record_in_history(f, out);
+  return records ? record_in_history(f, out) : static_cast<int>(out.code);
 }
 
 // --repeat N: N sessions, each a fresh process writing into one group folder, then the
 // combined summary (median of session medians, spread between sessions) beside them.
 int run_repeated(RunFlags& f) {
   const suite::Suite s = suite::load_suite(f.opt.suite_path);  // bad input stops here, before any session
+  if (!f.no_history) store::HistoryDb::verify_writable(store::history_path(f.history));
   const std::string group_id = s.name + "-" + (f.opt.tag.empty() ? "untagged" : f.opt.tag) + "-" +
                                runner::utc_now_compact() + "-x" + std::to_string(f.repeat);
   const std::string group_dir = f.opt.out_dir + "/" + group_id;

@@ -89,6 +89,11 @@ void HistoryDb::use_wal() {
   }
 }
 
+void HistoryDb::verify_writable(const std::string& path) {
+  if (!fs::exists(path)) return;
+  HistoryDb(path, SqliteDb::Access::read_only).check_schema_version();
+}
+
 HistoryDb HistoryDb::open_for_reading(const std::string& path) {
   if (!fs::is_regular_file(path))
     throw InputError(path + ": no history database here (every `assay run` records one; see --history)");

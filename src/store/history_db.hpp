@@ -56,6 +56,9 @@ class HistoryDb {
   // Creates the folder, the file and the tables when missing. Refuses (InputError) a file
   // that is not an assay history or has another schema version.
   static HistoryDb open_for_writing(const std::string& path);
+  // InputError when a file exists at `path` and is not an assay history of this version; a
+  // missing file is fine (the writer creates it). Reads only: a run checks this before it starts.
+  static void verify_writable(const std::string& path);
   // Read-only. InputError when the file is missing, empty, not a database, or another version.
   static HistoryDb open_for_reading(const std::string& path);
 

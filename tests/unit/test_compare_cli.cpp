@@ -181,4 +181,15 @@ TEST(CompareCli, RunRepeatHistoryAndCompareByTag) {
   EXPECT_EQ(run_assay(d, {"run", source_dir() + "/tests/data/malformed.toml", "--device", "cpu", "--history", db}).code, 3);
   EXPECT_EQ(run_assay(d, {"compare", "base", "no-such-tag", "--history", db}).code, 3);
   EXPECT_EQ(read_text_file(db), before);
+
+  // A history file that is not a history stops the run before any case, and stays as it was.
+  write_file_atomically(d / "notes.db", "my notes\n");
+  for (const std::string repeat : {"1", "2"}) {
+    const Outcome foreign = run_assay(d, {"run", suite, "--device", "cpu", "--out", "other", "--history", "notes.db",
+                                          "--repeat", repeat});
+    EXPECT_EQ(foreign.code, 3) << foreign.out;
+    EXPECT_NE(foreign.out.find("notes.db"), std::string::npos) << foreign.out;
+  }
+  EXPECT_EQ(read_text_file(d / "notes.db"), "my notes\n");
+  EXPECT_FALSE(fs::exists(d / "other"));
 }
