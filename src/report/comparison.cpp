@@ -65,7 +65,9 @@ SideMap collect(const store::RunSet& set, const CompareOptions& o, const std::op
       } else if (auto v = metric_samples(c, o.metric); !v.empty()) {
         s.samples.push_back(std::move(v));
       } else if (s.skipped_reason.empty()) {
-        s.skipped_reason = "no " + metric_name(o.metric) + " (the peak or the work of this case is unknown)";
+        s.skipped_reason = o.metric == Metric::time
+                               ? "no samples"
+                               : "no " + metric_name(o.metric) + " (the work or the peak of this case is unknown)";
       }
     }
   }
