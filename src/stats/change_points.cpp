@@ -1,6 +1,7 @@
 #include "stats/change_points.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <numeric>
 #include <set>
@@ -35,29 +36,40 @@ ChangePoint evaluate(std::span<const double> series, std::size_t index, const st
   return cp;
 }
 
-// The split of x[lo, hi) with the largest E-divisive statistic; 0 when the segment is too short.
+// The split of x[lo, hi) with the largest E-divisive statistic over every left part
+// x[lo, tau) and right part x[tau, kappa), kappa <= hi (Matteson & James; Otava's calculator).
+// A part of one point has no within-part term. tau = 0 when the segment has under two points.
 struct Split {
   std::size_t tau = 0;
-  double q = -1;
+  double q = -std::numeric_limits<double>::infinity();
 };
 Split best_split(std::span<const double> x, std::size_t lo, std::size_t hi) {
   Split best;
-  for (std::size_t tau = lo + 2; tau + 2 <= hi; ++tau) {
-    double between = 0, left = 0, right = 0;
-    for (std::size_t i = lo; i < tau; ++i)
-      for (std::size_t j = tau; j < hi; ++j) between += std::abs(x[i] - x[j]);
-    for (std::size_t i = lo; i < tau; ++i)
-      for (std::size_t j = i + 1; j < tau; ++j) left += std::abs(x[i] - x[j]);
-    for (std::size_t i = tau; i < hi; ++i)
-      for (std::size_t j = i + 1; j < hi; ++j) right += std::abs(x[i] - x[j]);
-    const double m = static_cast<double>(tau - lo), k = static_cast<double>(hi - tau);
-    const double e = 2.0 * between / (m * k) - left / (m * (m - 1) / 2) - right / (k * (k - 1) / 2);
-    const double q = m * k / (m + k) * e;
-    if (q > best.q) best = {tau, q};
+  double left = 0;  // sum of |x_i - x_j| over lo <= i < j < tau
+  for (std::size_t tau = lo + 1; tau < hi; ++tau) {
+    for (std::size_t i = lo; i + 1 < tau; ++i) left += std::abs(x[i] - x[tau - 1]);
+    const double m = static_cast<double>(tau - lo);
+    double between = 0, right = 0;
+    for (std::size_t kappa = tau + 1; kappa <= hi; ++kappa) {
+      const double y = x[kappa - 1];  // joins the right part
+      for (std::size_t i = lo; i < tau; ++i) between += std::abs(x[i] - y);
+      for (std::size_t j = tau; j + 1 < kappa; ++j) right += std::abs(x[j] - y);
+      const double k = static_cast<double>(kappa - tau);
+      double q = 2.0 / (m + k) * between;
+      if (m > 1) q -= 2.0 * k / ((m + k) * (m - 1)) * left;
+      if (k > 1) q -= 2.0 * m / ((m + k) * (k - 1)) * right;
+      if (q > best.q) best = {tau, q};
+    }
   }
   return best;
 }
 
+// Otava's change_magnitude: the larger of the relative changes forward and backward.
+double symmetric_magnitude(const ChangePoint& cp) {
+  const double forward = cp.mean_before != 0 ? cp.mean_after / cp.mean_before - 1 : 0;
+  const double backward = cp.mean_after != 0 ? cp.mean_before / cp.mean_after - 1 : 0;
+  return std::max(std::abs(forward), std::abs(backward));
+}
 // E-divisive over one window: indices relative to the window.
 std::vector<std::size_t> e_divisive(std::span<const double> x, double max_p_value) {
   std::vector<std::size_t> points;
@@ -91,14 +103,20 @@ double student_t_test_p(std::span<const double> a, std::span<const double> b) {
   return student_t_two_sided_p((mb - ma) / se, df);
 }
 
+
 std::vector<ChangePoint> detect_change_points(std::span<const double> series, const ChangePointOptions& o) {
   const std::size_t n = series.size();
-  const std::size_t window = std::max<std::size_t>(o.window, 8);
+  const std::size_t window = std::max<std::size_t>(o.window, 4);
   std::set<std::size_t> found;
-  for (std::size_t start = 0; start < n; start += window / 2) {
+  // Windows overlap by half; the next one starts no earlier than the last point just found.
+  for (std::size_t start = 0; start < n;) {
     const std::size_t end = std::min(n, start + window);
-    for (std::size_t p : e_divisive(series.subspan(start, end - start), 10 * o.max_p_value)) found.insert(start + p);
-    if (end == n) break;
+    std::size_t last = 0;
+    for (std::size_t p : e_divisive(series.subspan(start, end - start), 10 * o.max_p_value)) {
+      found.insert(start + p);
+      last = std::max(last, start + p);
+    }
+    start = std::max(last, start + window / 2);
   }
   std::vector<std::size_t> indices(found.begin(), found.end());
   std::vector<ChangePoint> points;
@@ -108,11 +126,11 @@ std::vector<ChangePoint> detect_change_points(std::span<const double> series, co
     if (points.empty()) break;
     auto weakest = std::max_element(points.begin(), points.end(),
                                     [](const ChangePoint& a, const ChangePoint& b) { return a.p_value < b.p_value; });
-    if (weakest->p_value <= o.max_p_value) {
+    if (weakest->p_value < o.max_p_value) {
       weakest = std::min_element(points.begin(), points.end(), [](const ChangePoint& a, const ChangePoint& b) {
-        return std::abs(a.magnitude) < std::abs(b.magnitude);
+        return symmetric_magnitude(a) < symmetric_magnitude(b);
       });
-      if (std::abs(weakest->magnitude) >= o.min_magnitude) break;
+      if (symmetric_magnitude(*weakest) > o.min_magnitude) break;
     }
     const auto at = static_cast<std::size_t>(weakest - points.begin());
     points.erase(weakest);

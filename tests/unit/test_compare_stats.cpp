@@ -179,10 +179,14 @@ TEST(Bootstrap, DisagreeingSessionsWidenTheInterval) {
   EXPECT_GT(three.hi - three.lo, 1.5 * (one.hi - one.lo));
 }
 
-TEST(ChangePoints, FlatSeriesHasNone) {
-  assay::test::SampleSource src(3);
-  const auto series = src.lognormal(80, 100, 0.01);
-  EXPECT_TRUE(detect_change_points(series).empty());
+TEST(ChangePoints, FlatSeriesHasNoneEvenWithOneOutlier) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    assay::test::SampleSource src(seed);
+    auto series = src.lognormal(80, 100, 0.01);
+    EXPECT_TRUE(detect_change_points(series).empty()) << seed;
+    series[40] *= 3;  // one run on a busy machine is not a new level
+    EXPECT_TRUE(detect_change_points(series).empty()) << seed;
+  }
 }
 
 TEST(ChangePoints, FindsAStepAndItsMagnitude) {
@@ -208,11 +212,7 @@ TEST(ChangePoints, TwoStepsInALongSeriesAcrossWindows) {
     const auto part = src.lognormal(static_cast<std::size_t>(n), level, 0.01);
     series.insert(series.end(), part.begin(), part.end());
   }
-  // With Otava's defaults (p <= 0.001, no magnitude floor) 1% noise also yields two short
-  // excursions of about 1.5% and 3.8% before the first step; the 2% floor that `assay history`
-  // uses by default removes them.
-  EXPECT_EQ(detect_change_points(series).size(), 4u);
-  const auto cps = detect_change_points(series, {50, 0.001, 0.02});
+  const auto cps = detect_change_points(series);  // Otava's defaults
   ASSERT_EQ(cps.size(), 2u);
   EXPECT_EQ(cps[0].index, 70u);
   EXPECT_NEAR(cps[0].magnitude, -0.10, 0.01);
