@@ -36,20 +36,21 @@ std::string comparison_markdown(const Comparison& c, const GateResult& gate) {
     const std::string ratio = cc.stats ? fmt::format("{:.4f} ({:.4f}–{:.4f})", cc.stats->ratio, cc.stats->ratio_ci.lo,
                                                      cc.stats->ratio_ci.hi)
                                        : "–";
-    md += fmt::format("| `{}` | {} | {} | {} | {} |\n", cell(cc.case_id),
-                      cc.base ? metric_value_text(cc.base->median, c.metric) : "–",
-                      cc.cand ? metric_value_text(cc.cand->median, c.metric) : "–", ratio, verdict_cell(cc.verdict));
+    const auto [base, cand] = shown_medians(cc);
+    md += fmt::format("| `{}` | {} | {} | {} | {} |\n", cell(cc.case_id), base ? metric_value_text(*base, c.metric) : "–",
+                      cand ? metric_value_text(*cand, c.metric) : "–", ratio, verdict_cell(cc.verdict));
   }
   md += "\n<details><summary>Why each verdict</summary>\n\n";
   for (const auto& cc : c.cases)
     md += fmt::format("- `{}` **{}**: {}\n", cell(cc.case_id), stats::verdict_name(cc.verdict), cell(cc.why));
   md += "\n</details>\n\n";
   md += fmt::format(
-      "Base: {}. Candidate: {}. Metric: {} (medians of the raw samples, all sessions). Thresholds: practical floor "
-      "{:g}%, false-alarm rate alpha {:g} (two-sided Mann-Whitney), {:g}% CIs from {} seeded bootstrap resamples. "
-      "Cases are matched by workload, backend, dtype, parameters, mode and GPU model.\n",
-      c.base_origin, c.cand_origin, metric_name(c.metric), 100 * c.thresholds.floor, c.thresholds.alpha,
-      100 * c.thresholds.confidence, c.thresholds.resamples);
+      "Base: {}. Candidate: {}. Metric: {}, from the raw samples. One session a side: ratio of medians, {:g}% CI "
+      "from {} seeded bootstrap resamples, Mann-Whitney test; three or more sessions together: ratio of the "
+      "geometric means of the session medians, t interval and t-test over sessions. Practical floor {:g}%, "
+      "false-alarm rate alpha {:g}. Cases are matched by workload, backend, dtype, parameters, mode and GPU model.\n",
+      c.base_origin, c.cand_origin, metric_name(c.metric), 100 * c.thresholds.confidence, c.thresholds.resamples,
+      100 * c.thresholds.floor, c.thresholds.alpha);
   return md;
 }
 

@@ -3,7 +3,9 @@
 // text; the CLI writes it atomically.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "report/comparison.hpp"
 #include "report/gate.hpp"
@@ -12,6 +14,10 @@ namespace assay::report {
 
 // A value of the compared metric with its unit: "29.79 us", "576.8 TFLOP/s", "53.9% of peak".
 std::string metric_value_text(double value, Metric m);
+
+// The base and candidate values a rendering shows for a case: those the ratio was formed from
+// (medians, or geometric means of session medians), else the pooled medians of the side.
+std::pair<std::optional<double>, std::optional<double>> shown_medians(const CaseComparison& c);
 
 std::string comparison_table(const Comparison& c, const GateResult& gate);
 std::string comparison_markdown(const Comparison& c, const GateResult& gate);

@@ -22,12 +22,18 @@ std::string metric_value_text(double v, Metric m) {
   return fmt::format("{:g}", v);
 }
 
+std::pair<std::optional<double>, std::optional<double>> shown_medians(const CaseComparison& c) {
+  if (c.stats) return {c.stats->base_median, c.stats->cand_median};
+  return {c.base ? std::optional(c.base->median) : std::nullopt, c.cand ? std::optional(c.cand->median) : std::nullopt};
+}
+
 std::string comparison_table(const Comparison& c, const GateResult& gate) {
   using Row = std::array<std::string, 6>;
   std::vector<Row> rows{{"verdict", "ratio [95% CI]", "p", "base", "candidate", "case"}};
   for (const auto& cc : c.cases) {
-    Row r{stats::verdict_name(cc.verdict), "-", "-", cc.base ? metric_value_text(cc.base->median, c.metric) : "-",
-          cc.cand ? metric_value_text(cc.cand->median, c.metric) : "-", cc.case_id};
+    const auto [base, cand] = shown_medians(cc);
+    Row r{stats::verdict_name(cc.verdict), "-", "-", base ? metric_value_text(*base, c.metric) : "-",
+          cand ? metric_value_text(*cand, c.metric) : "-", cc.case_id};
     if (cc.stats) {
       r[1] = fmt::format("{:.4f} [{:.4f}, {:.4f}]", cc.stats->ratio, cc.stats->ratio_ci.lo, cc.stats->ratio_ci.hi);
       r[2] = stats::p_value_text(cc.stats->p_value);

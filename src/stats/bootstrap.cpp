@@ -1,9 +1,9 @@
 #include "stats/bootstrap.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <random>
 #include <stdexcept>
+#include <vector>
 
 namespace assay::stats {
 namespace {
@@ -21,34 +21,16 @@ double median_in_place(std::vector<double>& v) {
   return (*std::max_element(v.begin(), mid) + upper) / 2.0;
 }
 
-void check_side(const Sessions& side) {
-  if (side.empty()) throw std::invalid_argument("bootstrap: a side has no sessions");
-  for (const auto& s : side)
-    if (s.empty()) throw std::invalid_argument("bootstrap: a session has no samples");
-}
-
-// One two-level resample of a side, into `out`.
-void resample(const Sessions& side, std::mt19937_64& rng, std::vector<double>& out) {
-  out.clear();
-  for (std::size_t i = 0; i < side.size(); ++i) {
-    const auto& session = side[side.size() == 1 ? 0 : draw_index(rng, side.size())];
-    for (std::size_t j = 0; j < session.size(); ++j) out.push_back(session[draw_index(rng, session.size())]);
-  }
+void resample(std::span<const double> side, std::mt19937_64& rng, std::vector<double>& out) {
+  out.resize(side.size());
+  for (double& x : out) x = side[draw_index(rng, side.size())];
 }
 
 }  // namespace
 
-double pooled_median(const Sessions& sessions) {
-  check_side(sessions);
-  std::vector<double> all;
-  for (const auto& s : sessions) all.insert(all.end(), s.begin(), s.end());
-  std::sort(all.begin(), all.end());
-  return percentile_sorted(all, 50);
-}
-
-Interval bootstrap_ratio_of_medians_ci(const Sessions& base, const Sessions& cand, const BootstrapOptions& o) {
-  check_side(base);
-  check_side(cand);
+Interval bootstrap_ratio_of_medians_ci(std::span<const double> base, std::span<const double> cand,
+                                       const BootstrapOptions& o) {
+  if (base.empty() || cand.empty()) throw std::invalid_argument("bootstrap: a side has no samples");
   if (o.resamples < 100) throw std::invalid_argument("bootstrap: at least 100 resamples");
   if (!(o.confidence > 0.0 && o.confidence < 1.0)) throw std::invalid_argument("bootstrap: confidence in (0, 1)");
   std::mt19937_64 rng(o.seed);

@@ -99,4 +99,18 @@ double student_t_two_sided_p(double t, double df) {
   return regularized_incomplete_beta(df / 2.0, 0.5, df / (df + t * t));
 }
 
+double student_t_two_sided_quantile(double confidence, double df) {
+  if (!(confidence > 0.0 && confidence < 1.0)) throw std::invalid_argument("student t quantile: confidence in (0, 1)");
+  if (!(df > 0.0)) throw std::invalid_argument("student t quantile: df must be > 0");
+  // The two-sided tail falls as t grows: bisection to double precision.
+  const double tail = 1.0 - confidence;
+  double lo = 0.0, hi = 1.0;
+  while (student_t_two_sided_p(hi, df) > tail) hi *= 2.0;
+  for (int i = 0; i < 200 && hi - lo > 1e-14 * hi; ++i) {
+    const double mid = (lo + hi) / 2.0;
+    (student_t_two_sided_p(mid, df) > tail ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2.0;
+}
+
 }  // namespace assay::stats

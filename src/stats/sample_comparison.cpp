@@ -2,24 +2,86 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
+#include "stats/bootstrap.hpp"
+#include "stats/distributions.hpp"
 #include "stats/rank_tests.hpp"
 
 namespace assay::stats {
 namespace {
 
-std::vector<double> pooled_logs(const Sessions& side) {
-  std::vector<double> out;
-  for (const auto& s : side)
-    for (double x : s) {
+void check_side(const Sessions& side) {
+  if (side.empty()) throw std::invalid_argument("compare: a side has no sessions");
+  for (const auto& s : side) {
+    if (s.empty()) throw std::invalid_argument("compare: a session has no samples");
+    for (double x : s)
       if (!(x > 0.0) || !std::isfinite(x))
         throw std::invalid_argument("compare: a sample is zero, negative or not finite");
-      out.push_back(std::log(x));
-    }
-  if (out.empty()) throw std::invalid_argument("compare: a side has no samples");
+  }
+}
+
+std::vector<double> pooled(const Sessions& side) {
+  std::vector<double> out;
+  for (const auto& s : side) out.insert(out.end(), s.begin(), s.end());
   return out;
+}
+
+std::vector<double> logs_of(std::vector<double> v) {
+  for (double& x : v) x = std::log(x);
+  return v;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return percentile_sorted(v, 50);
+}
+
+double mean_of(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+// The samples are the replicates: ratio of medians, seeded bootstrap CI, Mann-Whitney p.
+void by_samples(const std::vector<double>& base, const std::vector<double>& cand, const Thresholds& t,
+                SampleComparison& c) {
+  c.method = Method::samples;
+  c.base_median = median_of(base);
+  c.cand_median = median_of(cand);
+  c.ratio = c.cand_median / c.base_median;
+  c.ratio_ci = bootstrap_ratio_of_medians_ci(base, cand, {t.resamples, t.confidence, t.seed});
+  c.p_value = c.mann_whitney_p;
+  c.test = c.mann_whitney_exact ? "Mann-Whitney exact" : "Mann-Whitney normal";
+}
+
+// The sessions are the replicates: Student's t on the log session medians (pooled variance,
+// which also serves a side of one session), ratio of geometric means, t interval.
+void by_sessions(const Sessions& base, const Sessions& cand, const Thresholds& t, SampleComparison& c) {
+  c.method = Method::sessions;
+  std::vector<double> lb, lc;
+  for (const auto& s : base) lb.push_back(std::log(median_of(s)));
+  for (const auto& s : cand) lc.push_back(std::log(median_of(s)));
+  const double mb = mean_of(lb), mc = mean_of(lc), d = mc - mb;
+  double ss = 0;
+  for (double x : lb) ss += (x - mb) * (x - mb);
+  for (double x : lc) ss += (x - mc) * (x - mc);
+  const double nb = static_cast<double>(lb.size()), nc = static_cast<double>(lc.size());
+  const double df = nb + nc - 2.0;
+  const double se = std::sqrt(ss / df * (1.0 / nb + 1.0 / nc));
+  c.base_median = std::exp(mb);
+  c.cand_median = std::exp(mc);
+  c.ratio = std::exp(d);
+  c.test = fmt::format("t-test of {}+{} session medians", lb.size(), lc.size());
+  if (se == 0) {  // identical session medians on each side
+    c.p_value = d == 0 ? 1.0 : 0.0;
+    c.ratio_ci = {c.ratio, c.ratio};
+    return;
+  }
+  c.p_value = student_t_two_sided_p(d / se, df);
+  const double half = student_t_two_sided_quantile(t.confidence, df) * se;
+  c.ratio_ci = {std::exp(d - half), std::exp(d + half)};
 }
 
 // "5.0% slower" / "3.1% faster" for a slowdown factor s.
@@ -29,11 +91,6 @@ std::string change_words(double s) {
 }
 
 }  // namespace
-
-std::string p_value_text(double p) {
-  if (p < 1e-16) return "< 1e-16";
-  return p < 1e-3 ? fmt::format("{:.1e}", p) : fmt::format("{:.3f}", p);
-}
 
 std::string verdict_name(Verdict v) {
   switch (v) {
@@ -48,20 +105,26 @@ std::string verdict_name(Verdict v) {
   return "AMBIGUOUS";
 }
 
+std::string p_value_text(double p) {
+  if (p < 1e-16) return "< 1e-16";
+  return p < 1e-3 ? fmt::format("{:.1e}", p) : fmt::format("{:.3f}", p);
+}
+
 void decide_verdict(SampleComparison& c, Better better, const Thresholds& t) {
   const bool lower = better == Better::lower;
   const double s = lower ? c.ratio : 1.0 / c.ratio;
   const double s_lo = lower ? c.ratio_ci.lo : 1.0 / c.ratio_ci.hi;
   const double s_hi = lower ? c.ratio_ci.hi : 1.0 / c.ratio_ci.lo;
   const double band_hi = 1.0 + t.floor, band_lo = 1.0 / (1.0 + t.floor);
-  const bool rank_test = c.p_value < t.alpha;
+  const bool test_rejects = c.p_value < t.alpha;
   const bool ci_excludes_one = s_lo > 1.0 || s_hi < 1.0;
-  const std::string ci = fmt::format("{:.0f}% CI of the ratio {:.4f}..{:.4f}", 100 * t.confidence,
-                                     c.ratio_ci.lo, c.ratio_ci.hi);
+  const std::string ci = fmt::format("{:.0f}% CI of the ratio {:.4f}..{:.4f}", 100 * t.confidence, c.ratio_ci.lo,
+                                     c.ratio_ci.hi);
   const std::string floor = fmt::format("{:g}%", 100 * t.floor);
-  const std::string p = "Mann-Whitney p " + std::string(c.p_value < 1e-16 ? "" : "= ") + p_value_text(c.p_value);
+  const std::string test = c.test.empty() ? "p" : c.test + " p";
+  const std::string p = test + (c.p_value < 1e-16 ? " " : " = ") + p_value_text(c.p_value);
 
-  if (rank_test && ci_excludes_one) {
+  if (test_rejects && ci_excludes_one) {
     if (s > band_hi || s < band_lo) {
       c.verdict = s > 1.0 ? Verdict::slower : Verdict::faster;
       c.why = fmt::format("{}: ratio {:.4f} ({}), {} < {:g}, beyond the {} floor", change_words(s), c.ratio, ci, p,
@@ -73,9 +136,8 @@ void decide_verdict(SampleComparison& c, Better better, const Thresholds& t) {
     }
     return;
   }
-  const std::string not_significant =
-      rank_test ? fmt::format("{} < {:g} but the {} contains 1", p, t.alpha, ci)
-                : fmt::format("not significant ({} >= {:g}); {}", p, t.alpha, ci);
+  const std::string not_significant = test_rejects ? fmt::format("{} < {:g} but the {} contains 1", p, t.alpha, ci)
+                                                   : fmt::format("not significant ({} >= {:g}); {}", p, t.alpha, ci);
   if (s_lo >= band_lo && s_hi <= band_hi) {
     c.verdict = Verdict::same;
     c.why = not_significant + fmt::format(", within the {} floor", floor);
@@ -87,23 +149,24 @@ void decide_verdict(SampleComparison& c, Better better, const Thresholds& t) {
 }
 
 SampleComparison compare_samples(const Sessions& base, const Sessions& cand, Better better, const Thresholds& t) {
-  const std::vector<double> log_base = pooled_logs(base), log_cand = pooled_logs(cand);
+  check_side(base);
+  check_side(cand);
+  const std::vector<double> all_base = pooled(base), all_cand = pooled(cand);
+  const std::vector<double> log_base = logs_of(all_base), log_cand = logs_of(all_cand);
   SampleComparison c;
-  c.base_n = log_base.size();
-  c.cand_n = log_cand.size();
+  c.base_n = all_base.size();
+  c.cand_n = all_cand.size();
   c.base_sessions = base.size();
   c.cand_sessions = cand.size();
-  c.base_median = pooled_median(base);
-  c.cand_median = pooled_median(cand);
-  c.ratio = c.cand_median / c.base_median;
-  c.ratio_ci = bootstrap_ratio_of_medians_ci(base, cand, {t.resamples, t.confidence, t.seed});
+  const MannWhitney mw = mann_whitney(log_cand, log_base);
+  c.mann_whitney_p = mw.p_value;
+  c.mann_whitney_exact = mw.exact;
   const ShiftEstimate hl = hodges_lehmann_shift(log_base, log_cand, t.confidence);
   c.hl_ratio = std::exp(hl.shift);
   c.hl_ratio_ci = {std::exp(hl.ci.lo), std::exp(hl.ci.hi)};
-  const MannWhitney mw = mann_whitney(log_cand, log_base);
-  c.p_value = mw.p_value;
-  c.p_exact = mw.exact;
   c.cliffs_delta = cliffs_delta(log_cand, log_base);
+  if (base.size() + cand.size() >= 3) by_sessions(base, cand, t, c);
+  else by_samples(all_base, all_cand, t, c);
   decide_verdict(c, better, t);
   return c;
 }

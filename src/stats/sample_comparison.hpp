@@ -5,8 +5,8 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
-#include "stats/bootstrap.hpp"
 #include "stats/summary.hpp"
 
 namespace assay::stats {
@@ -22,28 +22,43 @@ std::string p_value_text(double p);
 
 struct Thresholds {
   double floor = 0.02;       // practical floor: a change smaller than 2% is never FASTER/SLOWER
-  double alpha = 0.01;       // false-alarm rate: a verdict needs Mann-Whitney p < alpha
+  double alpha = 0.01;       // false-alarm rate: a verdict needs p < alpha
   double confidence = 0.95;  // of every confidence interval
   int resamples = 2000;      // bootstrap resamples of the ratio of medians
   std::uint64_t seed = 20261122;  // bootstrap seed; the caller mixes in the case's identity
 };
 
+// One side of a comparison: the samples of each session (one run of the suite).
+using Sessions = std::vector<std::vector<double>>;
+
+// What the verdict stands on.
+//   samples   one session on each side: the samples are the replicates. Ratio of medians with
+//             a seeded bootstrap CI; two-sided Mann-Whitney p.
+//   sessions  at least three sessions together (e.g. 1 + 2, 3 + 3): the sessions are the
+//             replicates, so that a shift between runs (clock state, other load) counts as
+//             noise. Ratio of the geometric means of the session medians; Student's t-test
+//             (pooled variance) on the log session medians and its t interval.
+enum class Method { samples, sessions };
+
 struct SampleComparison {
+  Method method = Method::samples;
   std::size_t base_n = 0, cand_n = 0;                // samples over all sessions
   std::size_t base_sessions = 0, cand_sessions = 0;
-  double base_median = 0, cand_median = 0;           // pooled over sessions
+  double base_median = 0, cand_median = 0;           // medians (samples) or geometric means of session medians
   double ratio = 1;                                  // cand_median / base_median
-  Interval ratio_ci{1, 1};                           // seeded two-level bootstrap
-  double hl_ratio = 1;                               // exp(Hodges-Lehmann shift of log values)
+  Interval ratio_ci{1, 1};                           // bootstrap (samples) or t interval (sessions)
+  double p_value = 1;                                // of the test the verdict uses
+  std::string test;                                  // "Mann-Whitney exact", "Mann-Whitney normal", "t-test of 3+3 session medians"
+  double mann_whitney_p = 1;                         // two-sided, all samples pooled (also in session mode)
+  bool mann_whitney_exact = false;
+  double hl_ratio = 1;                               // exp(Hodges-Lehmann shift of log values), pooled
   Interval hl_ratio_ci{1, 1};                        // exp(Moses CI of that shift)
-  double p_value = 1;                                // two-sided Mann-Whitney, pooled samples
-  bool p_exact = false;
-  double cliffs_delta = 0;                           // cand against base; > 0: cand values larger
+  double cliffs_delta = 0;                           // cand against base, pooled; > 0: cand values larger
   Verdict verdict = Verdict::ambiguous;
   std::string why;                                   // one line, for humans
 };
 
-// The verdict from the ratio of medians, its CI and the p-value, oriented by `better`.
+// The verdict from the ratio, its CI and the p-value, oriented by `better`.
 // Let s be the slowdown: the ratio for lower-is-better metrics, 1 / ratio for higher-is-better,
 // with its CI [s_lo, s_hi]. Significant means p < alpha and the CI excludes 1.
 //   SLOWER     significant and s > 1 + floor
@@ -53,7 +68,7 @@ struct SampleComparison {
 //   AMBIGUOUS  not significant and the CI reaches beyond the floor: too noisy to tell
 void decide_verdict(SampleComparison& c, Better better, const Thresholds& t);
 
-// All statistics and the verdict. Throws std::invalid_argument on an empty side, a
+// All statistics and the verdict. Throws std::invalid_argument on an empty side or session, a
 // non-positive or non-finite sample (log values are taken).
 SampleComparison compare_samples(const Sessions& base, const Sessions& cand, Better better,
                                  const Thresholds& t);

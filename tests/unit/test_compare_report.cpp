@@ -191,7 +191,7 @@ TEST(Outputs, MarkdownTableAndGate) {
   EXPECT_NE(md.find("| `gemm/assay/f16/k=1024,m=1024,n=1024` | 100."), std::string::npos) << md;
   EXPECT_NE(md.find("| **SLOWER** |"), std::string::npos);
   EXPECT_NE(md.find("| NEW |"), std::string::npos);
-  EXPECT_NE(md.find("practical floor 2%"), std::string::npos);
+  EXPECT_NE(md.find("Practical floor 2%, false-alarm rate alpha 0.01"), std::string::npos);
 }
 
 TEST(Outputs, JunitHasOneTestcasePerCaseAndFailsRegressions) {

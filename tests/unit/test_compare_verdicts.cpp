@@ -57,7 +57,9 @@ TEST(Verdict, StatisticsPointTheSameWay) {
   EXPECT_GT(c.hl_ratio_ci.lo, 1.02);
   EXPECT_GT(c.cliffs_delta, 0.9);  // nearly every candidate sample is slower
   EXPECT_LT(c.p_value, 1e-10);
-  EXPECT_FALSE(c.p_exact);  // 60 > 50 samples: normal approximation
+  EXPECT_EQ(c.method, Method::samples);
+  EXPECT_EQ(c.test, "Mann-Whitney normal");  // 60 > 50 samples: normal approximation
+  EXPECT_EQ(c.p_value, c.mann_whitney_p);
   EXPECT_EQ(c.base_n, 60u);
   EXPECT_NE(c.why.find("5."), std::string::npos) << c.why;
   EXPECT_NE(c.why.find("slower"), std::string::npos) << c.why;
@@ -165,15 +167,63 @@ TEST(Verdict, RulesOnGivenStatistics) {
   EXPECT_EQ(decided(1.02, 1.01, 1.03, 1e-5).verdict, Verdict::same);
 }
 
-TEST(Verdict, SessionsArePooledForTheTestAndResampledForTheInterval) {
+TEST(Sessions, AgreeingSessionsGiveAVerdict) {
   SampleSource src(21);
   const Sessions base = {src.lognormal(20, 1000, 0.01), src.lognormal(20, 1000, 0.01), src.lognormal(20, 1000, 0.01)};
   const Sessions cand = {src.lognormal(20, 1060, 0.01), src.lognormal(20, 1060, 0.01)};
   const SampleComparison c = compare_samples(base, cand, Better::lower, {});
+  EXPECT_EQ(c.method, Method::sessions);
+  EXPECT_EQ(c.test, "t-test of 3+2 session medians");
   EXPECT_EQ(c.base_n, 60u);
   EXPECT_EQ(c.cand_n, 40u);
   EXPECT_EQ(c.base_sessions, 3u);
   EXPECT_EQ(c.cand_sessions, 2u);
-  EXPECT_EQ(c.verdict, Verdict::slower);
+  EXPECT_NEAR(c.ratio, 1.06, 0.01);
+  EXPECT_NEAR(c.ratio, c.cand_median / c.base_median, 1e-12);
+  EXPECT_EQ(c.verdict, Verdict::slower) << c.why;
+  EXPECT_NE(c.why.find("t-test of 3+2 session medians p ="), std::string::npos) << c.why;
   EXPECT_THROW(compare_samples({{1.0, -2.0}}, cand, Better::lower, {}), std::invalid_argument);
+}
+
+TEST(Sessions, ASingleBaseRunAgainstSessionsUsesTheirSpread) {
+  SampleSource src(22);
+  const Sessions base = {src.lognormal(30, 1000, 0.01)};
+  const Sessions cand = {src.lognormal(30, 1080, 0.01), src.lognormal(30, 1080, 0.01), src.lognormal(30, 1080, 0.01)};
+  const SampleComparison c = compare_samples(base, cand, Better::lower, {});
+  EXPECT_EQ(c.method, Method::sessions);
+  EXPECT_EQ(c.verdict, Verdict::slower) << c.why;
+}
+
+TEST(Sessions, DisagreeingSessionsAreNotAVerdict) {
+  // Within each run the candidate looks 4% slower, but the base's own runs differ by as much:
+  // one run each would be called SLOWER; the sessions show it is noise between runs.
+  SampleSource src(23);
+  const auto b1 = src.lognormal(30, 1000, 0.005), c1 = src.lognormal(30, 1040, 0.005);
+  EXPECT_EQ(compare_samples({b1}, {c1}, Better::lower, {}).verdict, Verdict::slower);
+  const Sessions base = {b1, src.lognormal(30, 1045, 0.005), src.lognormal(30, 985, 0.005)};
+  const Sessions cand = {c1, src.lognormal(30, 990, 0.005), src.lognormal(30, 1030, 0.005)};
+  const SampleComparison c = compare_samples(base, cand, Better::lower, {});
+  EXPECT_EQ(c.verdict, Verdict::ambiguous) << c.why;
+}
+
+TEST(FalseAlarmRate, SessionsThatShiftBetweenRuns) {
+  // Each run of the same code lands at its own level (2% spread between runs, 1% within):
+  // three sessions a side, 1000 seeds. The session-level test keeps the false-alarm rate at
+  // alpha (allowance: + 2.33 binomial standard deviations) where pooling the samples would not.
+  const Thresholds t;
+  int alarms = 0, pooled_rejections = 0;
+  const int trials = 1000;
+  for (int seed = 0; seed < trials; ++seed) {
+    SampleSource src(50000 + static_cast<std::uint64_t>(seed));
+    Sessions base, cand;
+    for (int s = 0; s < 3; ++s) base.push_back(src.lognormal(20, 1000 * std::exp(0.02 * src.standard_normal()), 0.01));
+    for (int s = 0; s < 3; ++s) cand.push_back(src.lognormal(20, 1000 * std::exp(0.02 * src.standard_normal()), 0.01));
+    const SampleComparison c = compare_samples(base, cand, Better::lower, t);
+    alarms += c.verdict == Verdict::faster || c.verdict == Verdict::slower;
+    pooled_rejections += c.mann_whitney_p < t.alpha;
+  }
+  std::printf("false alarms with 3+3 shifting sessions: %d of %d; pooled Mann-Whitney rejections %d\n", alarms, trials,
+              pooled_rejections);
+  EXPECT_LE(alarms, trials * (t.alpha + 2.33 * std::sqrt(t.alpha * (1 - t.alpha) / trials)));
+  EXPECT_GT(pooled_rejections, trials / 2);  // the trap this avoids
 }
