@@ -185,6 +185,26 @@ TEST(Sessions, AgreeingSessionsGiveAVerdict) {
   EXPECT_THROW(compare_samples({{1.0, -2.0}}, cand, Better::lower, {}), std::invalid_argument);
 }
 
+TEST(Sessions, FivePercentFasterOrSlowerOverThreeSessions) {
+  // Runs land 0.5% apart, samples spread 1% within a run.
+  const auto sessions = [](SampleSource& src, double median) {
+    Sessions s;
+    for (int i = 0; i < 3; ++i) s.push_back(src.lognormal(20, median * std::exp(0.005 * src.standard_normal()), 0.01));
+    return s;
+  };
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    SampleSource src(300 + seed);
+    const Sessions base = sessions(src, 1000);
+    EXPECT_EQ(compare_samples(base, sessions(src, 950), Better::lower, {}).verdict, Verdict::faster) << seed;
+    EXPECT_EQ(compare_samples(base, sessions(src, 1050), Better::lower, {}).verdict, Verdict::slower) << seed;
+    // The same as throughputs: 5% more work per second is FASTER.
+    Sessions base_rate, more_rate;
+    for (const auto& x : base) base_rate.push_back(throughputs(x, kWork));
+    for (const auto& x : sessions(src, 1000 / 1.05)) more_rate.push_back(throughputs(x, kWork));
+    EXPECT_EQ(compare_samples(base_rate, more_rate, Better::higher, {}).verdict, Verdict::faster) << seed;
+  }
+}
+
 TEST(Sessions, ASingleBaseRunAgainstSessionsUsesTheirSpread) {
   SampleSource src(22);
   const Sessions base = {src.lognormal(30, 1000, 0.01)};
