@@ -5,6 +5,7 @@
 #include <cmath>
 #include <regex>
 #include <set>
+#include <stdexcept>
 
 #include "core/error.hpp"
 #include "store/case_key.hpp"
@@ -132,7 +133,11 @@ CaseComparison decide(const std::string& key, const Side* base, const Side* cand
   } else {
     stats::Thresholds t = o.thresholds;
     t.seed ^= fnv1a(key);  // each case its own stream, the same on every run of compare
-    r.stats = stats::compare_samples(base->samples, cand->samples, metric_direction(o.metric), t);
+    try {
+      r.stats = stats::compare_samples(base->samples, cand->samples, metric_direction(o.metric), t);
+    } catch (const std::invalid_argument& e) {  // e.g. a sample of 0 ns in a hand-made document
+      throw InputError(r.case_id + ": " + e.what());
+    }
     r.verdict = r.stats->verdict;
     r.why = r.stats->why;
   }

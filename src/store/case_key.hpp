@@ -19,7 +19,6 @@ struct CaseKey {
   std::string text() const;
   // The same without the GPU: for comparisons normalised to % of peak across GPU models.
   std::string text_without_gpu() const;
-  auto operator<=>(const CaseKey&) const = default;
 };
 
 CaseKey case_key(const RunRecord& run, const CaseRecord& c);

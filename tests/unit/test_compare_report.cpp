@@ -146,6 +146,12 @@ TEST(Comparison, SessionsOfOneSideArePooled) {
   EXPECT_EQ(c.cases[0].base->n, 40u);
 }
 
+TEST(Comparison, ImpossibleSamplesAreBadInput) {
+  const auto base = set_of("a", {doc_on(kH100, {ok_case("gemm", "assay", 1024, {100, 0, 120})})});
+  const auto cand = set_of("b", {doc_on(kH100, {ok_case("gemm", "assay", 1024, noisy(2, 100))})});
+  EXPECT_THROW(compare_runs(base, cand, {}), InputError);
+}
+
 TEST(Comparison, FilterAndBadFilter) {
   Fixture f;
   CompareOptions o;
