@@ -27,8 +27,8 @@ std::string verdict_cell(stats::Verdict v) {
 
 std::string comparison_markdown(const Comparison& c, const GateResult& gate) {
   std::string md = fmt::format("## assay compare: `{}` → `{}`\n\n", cell(c.base_label), cell(c.cand_label));
-  md += gate.passed ? "**Gate: pass.** " : "**Gate: FAIL.** ";
-  for (const auto& r : gate.reasons) md += r + ". ";
+  md += gate.passed ? "**Gate: pass.**" : "**Gate: FAIL.**";
+  for (const auto& r : gate.reasons) md += " " + r + ".";
   md += "\n\n" + comparison_summary_line(c) + "\n\n";
   for (const auto& n : c.notes) md += "> Note: " + n + "\n\n";
   md += fmt::format("| case | base | candidate | ratio cand/base (95% CI) | verdict |\n|---|---:|---:|---|---|\n");
