@@ -22,7 +22,7 @@ Action add_list_command(CLI::App& app) {
     for (const Backend* b : all_backends()) {
       const std::string why = b->unavailable_reason();
       const std::string version = b->library_version();
-      std::cout << "  " << b->name() << "  [" << (b->target() == Target::cuda ? "cuda" : "cpu") << "]  "
+      std::cout << "  " << b->name() << "  [" << (b->target() == Target::cuda ? "cuda" : b->target() == Target::cpu ? "cpu" : "adapter") << "]  "
                 << b->description() << (version.empty() ? "" : " " + version)
                 << (why.empty() ? "" : "  (unavailable: " + why + ")") << "\n";
     }
