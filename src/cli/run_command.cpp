@@ -62,10 +62,12 @@ int run_once(RunFlags& f) {
   }
   if (f.json) std::cout << to_json_text(out.doc);
   else if (!f.quiet) std::cout << report::terminal_table(out.doc);
-  std::size_t counts[4] = {};
+  std::size_t counts[6] = {};
   for (const auto& c : out.doc.cases) ++counts[static_cast<int>(c.status)];
   std::cerr << counts[0] << " ok, " << counts[1] << " check-failed, " << counts[3] << " error, " << counts[2]
-            << " skipped; results: " << out.results_path << "\n";
+            << " skipped";
+  if (counts[4] + counts[5]) std::cerr << ", " << counts[4] << " crashed, " << counts[5] << " timeout";
+  std::cerr << "; results: " << out.results_path << "\n";
   return records ? record_in_history(f, out) : static_cast<int>(out.code);
 }
 

@@ -104,7 +104,24 @@ struct AdapterRecord {
   std::string stderr_tail;  // of the measuring call
 };
 
-enum class CaseStatus { ok, check_failed, skipped, error };
+// GPU state around one case, from NVML (src/gpu/telemetry.hpp). Clocks in MHz, power in W.
+struct TelemetryRecord {
+  std::string source;  // "nvml", or "unavailable: <why>"
+  int sm_clock_start_mhz = 0, sm_clock_end_mhz = 0, sm_clock_min_mhz = 0;
+  int mem_clock_start_mhz = 0, mem_clock_end_mhz = 0, mem_clock_min_mhz = 0;
+  int temperature_max_c = 0;
+  double power_max_w = 0, power_limit_w = 0;
+  std::vector<std::string> clock_event_reasons;  // every reason seen while the case ran
+  std::vector<std::string> other_processes;      // other compute processes on the GPU
+  std::uint64_t polls = 0;
+  bool unstable = false;                         // throttled (power, thermal, hw) or not alone
+  std::vector<std::string> unstable_reasons;
+};
+
+// ok: checked and timed; check-failed: a check failed (never timed); skipped: could not run
+// here; error: the case could not run; crashed: its worker died (fault, abort, signal);
+// timeout: its worker was killed at the per-case limit.
+enum class CaseStatus { ok, check_failed, skipped, error, crashed, timeout };
 std::string case_status_name(CaseStatus s);
 std::optional<CaseStatus> parse_case_status(const std::string& s);
 
@@ -127,6 +144,8 @@ struct CaseRecord {
   std::optional<double> speedup_vs_baseline;  // baseline median / this median (>1: faster)
   std::optional<double> baseline_median_ns;
   std::optional<AdapterRecord> adapter;  // external backends only
+  std::optional<TelemetryRecord> telemetry;
+  std::string stderr_tail;  // of a worker that crashed or timed out
 };
 
 struct ResultsDocument {

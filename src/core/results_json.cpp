@@ -17,12 +17,15 @@ std::string case_status_name(CaseStatus s) {
     case CaseStatus::check_failed: return "check-failed";
     case CaseStatus::skipped: return "skipped";
     case CaseStatus::error: return "error";
+    case CaseStatus::crashed: return "crashed";
+    case CaseStatus::timeout: return "timeout";
   }
   return "error";
 }
 
 std::optional<CaseStatus> parse_case_status(const std::string& s) {
-  for (auto st : {CaseStatus::ok, CaseStatus::check_failed, CaseStatus::skipped, CaseStatus::error})
+  for (auto st : {CaseStatus::ok, CaseStatus::check_failed, CaseStatus::skipped, CaseStatus::error,
+                  CaseStatus::crashed, CaseStatus::timeout})
     if (case_status_name(st) == s) return st;
   return std::nullopt;
 }
@@ -88,6 +91,24 @@ json adapter_json(const AdapterRecord& a) {
           {"peak_memory_bytes", a.peak_memory_bytes}, {"stderr_tail", a.stderr_tail}};
 }
 
+json telemetry_json(const TelemetryRecord& t) {
+  return {{"source", t.source},
+          {"sm_clock_start_mhz", t.sm_clock_start_mhz},
+          {"sm_clock_end_mhz", t.sm_clock_end_mhz},
+          {"sm_clock_min_mhz", t.sm_clock_min_mhz},
+          {"mem_clock_start_mhz", t.mem_clock_start_mhz},
+          {"mem_clock_end_mhz", t.mem_clock_end_mhz},
+          {"mem_clock_min_mhz", t.mem_clock_min_mhz},
+          {"temperature_max_c", t.temperature_max_c},
+          {"power_max_w", t.power_max_w},
+          {"power_limit_w", t.power_limit_w},
+          {"clock_event_reasons", t.clock_event_reasons},
+          {"other_processes", t.other_processes},
+          {"polls", t.polls},
+          {"unstable", t.unstable},
+          {"unstable_reasons", t.unstable_reasons}};
+}
+
 json case_json(const CaseRecord& c) {
   json j = {{"id", c.id},         {"bench", c.bench},     {"workload", c.workload},
             {"backend", c.backend}, {"variant", c.variant}, {"dtype", c.dtype},
@@ -101,6 +122,8 @@ json case_json(const CaseRecord& c) {
   j["speedup_vs_baseline"] = c.speedup_vs_baseline ? json(*c.speedup_vs_baseline) : json(nullptr);
   j["baseline_median_ns"] = c.baseline_median_ns ? json(*c.baseline_median_ns) : json(nullptr);
   if (c.adapter) j["adapter"] = adapter_json(*c.adapter);
+  if (c.telemetry) j["telemetry"] = telemetry_json(*c.telemetry);
+  if (!c.stderr_tail.empty()) j["stderr_tail"] = c.stderr_tail;
   return j;
 }
 
@@ -230,6 +253,26 @@ AdapterRecord read_adapter(const Reader& r) {
   return a;
 }
 
+TelemetryRecord read_telemetry(const Reader& r) {
+  TelemetryRecord t;
+  t.source = r.get<std::string>("source");
+  t.sm_clock_start_mhz = r.get<int>("sm_clock_start_mhz");
+  t.sm_clock_end_mhz = r.get<int>("sm_clock_end_mhz");
+  t.sm_clock_min_mhz = r.get<int>("sm_clock_min_mhz");
+  t.mem_clock_start_mhz = r.get<int>("mem_clock_start_mhz");
+  t.mem_clock_end_mhz = r.get<int>("mem_clock_end_mhz");
+  t.mem_clock_min_mhz = r.get<int>("mem_clock_min_mhz");
+  t.temperature_max_c = r.get<int>("temperature_max_c");
+  t.power_max_w = r.get<double>("power_max_w");
+  t.power_limit_w = r.get<double>("power_limit_w");
+  t.clock_event_reasons = r.get<std::vector<std::string>>("clock_event_reasons");
+  t.other_processes = r.get<std::vector<std::string>>("other_processes");
+  t.polls = r.get<std::uint64_t>("polls");
+  t.unstable = r.get<bool>("unstable");
+  t.unstable_reasons = r.get<std::vector<std::string>>("unstable_reasons");
+  return t;
+}
+
 DeviceRecord read_device(const Reader& r) {
   DeviceRecord d;
   d.kind = r.get<std::string>("kind");
@@ -259,7 +302,7 @@ CaseRecord read_case(const Reader& r) {
   c.dtype = r.get<std::string>("dtype");
   c.params = r.get<std::map<std::string, std::int64_t>>("params");
   const auto status = parse_case_status(r.get<std::string>("status"));
-  if (!status) r.fail("status", "must be one of ok, check-failed, skipped, error");
+  if (!status) r.fail("status", "must be one of ok, check-failed, skipped, error, crashed, timeout");
   c.status = *status;
   c.reason = r.get<std::string>("reason");
   c.baseline = r.get<std::string>("baseline");
@@ -273,6 +316,8 @@ CaseRecord read_case(const Reader& r) {
   if (r.optional_object("speedup_vs_baseline")) c.speedup_vs_baseline = r.get<double>("speedup_vs_baseline");
   if (r.optional_object("baseline_median_ns")) c.baseline_median_ns = r.get<double>("baseline_median_ns");
   if (r.has("adapter") && r.optional_object("adapter")) c.adapter = read_adapter(r.child("adapter"));
+  if (r.has("telemetry") && r.optional_object("telemetry")) c.telemetry = read_telemetry(r.child("telemetry"));
+  if (r.has("stderr_tail")) c.stderr_tail = r.get<std::string>("stderr_tail");
   return c;
 }
 

@@ -59,7 +59,7 @@ SideMap collect(const store::RunSet& set, const CompareOptions& o, const std::op
         s.first = &c;
         s.order = sides.size();
       }
-      if (c.status == CaseStatus::check_failed || c.status == CaseStatus::error) {
+      if (c.status != CaseStatus::ok && c.status != CaseStatus::skipped) {  // failed, error, crashed, timeout
         if (s.failed_reason.empty()) s.failed_reason = case_status_name(c.status) + ": " + c.reason;
       } else if (c.status == CaseStatus::skipped) {
         if (s.skipped_reason.empty()) s.skipped_reason = c.reason;
