@@ -14,5 +14,6 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
 Action add_list_command(CLI::App& app);
 Action add_compare_command(CLI::App& app);
 Action add_history_command(CLI::App& app);
+Action add_doctor_command(CLI::App& app);
 
 }  // namespace assay::cli

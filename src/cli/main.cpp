@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
     actions.emplace_back(compare, assay::cli::add_compare_command(*compare));
     auto* history = app.add_subcommand("history", "list recorded runs, or per-case trends with change points");
     actions.emplace_back(history, assay::cli::add_history_command(*history));
+    auto* doctor = app.add_subcommand("doctor", "is this GPU fit to benchmark on: a pass/warn/fail table of its state");
+    actions.emplace_back(doctor, assay::cli::add_doctor_command(*doctor));
   }
   try {
     app.parse(argc, argv);
