@@ -1,5 +1,6 @@
 #include "backends/cpu_gemm.hpp"
 #include "backends/external_backend.hpp"
+#include "backends/test_backends.hpp"
 #ifdef ASSAY_HAVE_CUDA
 #include "backends/assay_backend.hpp"
 #include "backends/cublaslt_mlp.hpp"
@@ -18,6 +19,7 @@ std::vector<const Backend*> with_external(std::vector<const Backend*> native) {
     return v;
   }();
   for (const auto& b : external) native.push_back(&b);
+  for (const Backend* b : test_backends()) native.push_back(b);
   return native;
 }
 }  // namespace

@@ -12,6 +12,7 @@ namespace assay::cli {
 using Action = std::function<int()>;
 Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool check_only);
 Action add_list_command(CLI::App& app);
+Action add_merge_command(CLI::App& app, const std::vector<std::string>& argv);
 Action add_compare_command(CLI::App& app);
 Action add_history_command(CLI::App& app);
 Action add_doctor_command(CLI::App& app);

@@ -5,9 +5,12 @@
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "assay/version.hpp"
+#include "runner/worker.hpp"
 
 int main(int argc, char** argv) {
   using assay::ExitCode;
+  // An isolated case's worker process (src/runner/worker.hpp); not a user command.
+  if (argc == 2 && std::string(argv[1]) == "__worker") return assay::runner::worker_main();
   const std::vector<std::string> args(argv, argv + argc);
   CLI::App app{"assay: check, measure and compare GPU kernels against the vendor libraries"};
   app.set_version_flag("--version", std::string(assay::kVersion) + " (" + assay::kBuildCommit + ")");
@@ -18,6 +21,8 @@ int main(int argc, char** argv) {
     actions.emplace_back(run, assay::cli::add_run_command(*run, args, false));
     auto* check = app.add_subcommand("check", "correctness only: run every case once against the fp64 oracle");
     actions.emplace_back(check, assay::cli::add_run_command(*check, args, true));
+    auto* merge = app.add_subcommand("merge", "merge the results of the shards of one suite into one document");
+    actions.emplace_back(merge, assay::cli::add_merge_command(*merge, args));
     auto* list = app.add_subcommand("list", "list workloads, backends and devices found here");
     actions.emplace_back(list, assay::cli::add_list_command(*list));
     auto* compare = app.add_subcommand("compare", "compare two runs case by case: verdicts, a CI gate, Markdown/JUnit/CSV/BMF");

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <iostream>
 #include <regex>
+#include <sstream>
 
 #include "cli/commands.hpp"
 #include "core/atomic_file.hpp"
@@ -19,7 +20,8 @@ namespace assay::cli {
 namespace {
 struct RunFlags {
   runner::RunOptions opt;
-  std::string mode, filter, history;
+  std::string mode, filter, history, shard, devices;
+  bool no_isolate = false, no_doctor = false, sanitize = false;
   int repeat = 1;
   bool json = false, quiet = false, no_history = false;
 };
@@ -119,6 +121,14 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
   }
   app.add_option("--filter", flags->filter, "run only cases whose id matches this regex (bench/backend/dtype/params)");
   app.add_option("--seed", flags->opt.seed, "base seed of the random inputs")->capture_default_str();
+  app.add_option("--shard", flags->shard, "run shard I of N (I/N): whole points dealt round-robin; merge with `assay merge`");
+  app.add_flag("--no-isolate", flags->no_isolate,
+               "run cases in this process (faster start, but a fault ends the run); default: one worker process per case");
+  app.add_option("--devices", flags->devices, "run on several GPUs in parallel, one worker per GPU: 0,2 or all");
+  if (check_only)
+    app.add_flag("--sanitize", flags->sanitize,
+                 "also run each GPU case's check under compute-sanitizer (memcheck, racecheck) and report findings");
+  app.add_flag("--no-doctor", flags->no_doctor, "do not print the doctor's one-line summary of the GPU first");
   app.add_flag("--json", flags->json, "print the results document on stdout instead of the table");
   app.add_flag("--quiet", flags->quiet, "print only errors and the final line");
 
@@ -128,6 +138,22 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
     if (!f.filter.empty()) f.opt.filter = f.filter;
     if (!std::regex_match(f.opt.tag, std::regex("[A-Za-z0-9._-]*")))
       throw InputError("--tag '" + f.opt.tag + "': use only letters, digits, '.', '_' and '-'");
+    f.opt.isolate = !f.no_isolate;
+    f.opt.doctor = !f.no_doctor;
+    f.opt.sanitize = f.sanitize;
+    if (f.sanitize && f.no_isolate) throw InputError("--sanitize runs each case's worker under compute-sanitizer: drop --no-isolate");
+    if (!f.devices.empty()) {
+      std::stringstream ss(f.devices);
+      for (std::string d; std::getline(ss, d, ',');) f.opt.devices.push_back(d);
+    }
+    if (!f.shard.empty()) {
+      std::smatch m;
+      if (!std::regex_match(f.shard, m, std::regex("([0-9]{1,6})/([0-9]{1,6})")) || std::stoi(m[1]) < 1 ||
+          std::stoi(m[1]) > std::stoi(m[2]))
+        throw InputError("--shard '" + f.shard + "': use I/N with 1 <= I <= N, e.g. 2/8");
+      f.opt.shard_index = std::stoi(m[1]);
+      f.opt.shard_count = std::stoi(m[2]);
+    }
     return f.repeat > 1 ? run_repeated(f) : run_once(f);
   };
 }

@@ -34,6 +34,13 @@ class InternalError : public Error {
   explicit InternalError(const std::string& message) : Error(ExitCode::internal, message) {}
 };
 
+// A GPU fault that leaves the CUDA context unusable (illegal address, trap, illegal
+// instruction): the case that caused it is `crashed`, and only a new process can use the GPU.
+class DeviceFault : public InternalError {
+ public:
+  using InternalError::InternalError;
+};
+
 // The case (or the whole run) cannot run on this machine; not a failure of the user.
 class SkipError : public Error {
  public:

@@ -58,6 +58,7 @@ struct RunRecord {
   DeviceRecord device;
   std::map<std::string, std::string> libraries;  // name -> version
   std::map<std::string, std::string> environment;  // the settings in force (math modes, seeds)
+  std::string shard;  // "i/n" for one shard of a suite, "merged" for a merge of shards, else empty
 };
 
 struct CheckRecord {
@@ -146,6 +147,9 @@ struct CaseRecord {
   std::optional<AdapterRecord> adapter;  // external backends only
   std::optional<TelemetryRecord> telemetry;
   std::string stderr_tail;  // of a worker that crashed or timed out
+  int device_index = -1;    // the CUDA device the case ran on (-1: the host)
+  double worker_wall_s = 0; // wall time of the isolated worker process (0: ran in-process)
+  std::map<std::string, std::string> sanitizer;  // check --sanitize: tool -> "0 errors" or the findings
 };
 
 struct ResultsDocument {
@@ -154,6 +158,9 @@ struct ResultsDocument {
 };
 
 std::string to_json_text(const ResultsDocument& doc, int indent = 1);
+// One case alone (what an isolated worker prints), and back.
+std::string case_to_json_text(const CaseRecord& c);
+CaseRecord parse_case_json(const std::string& text, const std::string& origin);
 // Parses and validates a results document; throws InputError naming `origin` and the field.
 ResultsDocument parse_results_json(const std::string& text, const std::string& origin);
 

@@ -124,6 +124,9 @@ json case_json(const CaseRecord& c) {
   if (c.adapter) j["adapter"] = adapter_json(*c.adapter);
   if (c.telemetry) j["telemetry"] = telemetry_json(*c.telemetry);
   if (!c.stderr_tail.empty()) j["stderr_tail"] = c.stderr_tail;
+  if (c.device_index >= 0) j["device_index"] = c.device_index;
+  if (c.worker_wall_s > 0) j["worker_wall_s"] = c.worker_wall_s;
+  if (!c.sanitizer.empty()) j["sanitizer"] = c.sanitizer;
   return j;
 }
 
@@ -318,6 +321,9 @@ CaseRecord read_case(const Reader& r) {
   if (r.has("adapter") && r.optional_object("adapter")) c.adapter = read_adapter(r.child("adapter"));
   if (r.has("telemetry") && r.optional_object("telemetry")) c.telemetry = read_telemetry(r.child("telemetry"));
   if (r.has("stderr_tail")) c.stderr_tail = r.get<std::string>("stderr_tail");
+  if (r.has("device_index")) c.device_index = r.get<int>("device_index");
+  if (r.has("worker_wall_s")) c.worker_wall_s = r.get<double>("worker_wall_s");
+  if (r.has("sanitizer")) c.sanitizer = r.get<std::map<std::string, std::string>>("sanitizer");
   return c;
 }
 
@@ -341,6 +347,7 @@ std::string to_json_text(const ResultsDocument& doc, int indent) {
               {"device", device_json(r.device)},
               {"libraries", r.libraries},
               {"environment", r.environment}};
+  if (!r.shard.empty()) run["shard"] = r.shard;
   json cases = json::array();
   for (const auto& c : doc.cases) cases.push_back(case_json(c));
   const json j = {{"schema", r.schema},
@@ -349,6 +356,18 @@ std::string to_json_text(const ResultsDocument& doc, int indent) {
                   {"cases", std::move(cases)}};
   // Non-finite numbers are not JSON: nlohmann writes them as null, which the reader maps back.
   return j.dump(indent) + "\n";
+}
+
+std::string case_to_json_text(const CaseRecord& c) { return case_json(c).dump() + "\n"; }
+
+CaseRecord parse_case_json(const std::string& text, const std::string& origin) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError(origin + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  }
+  return read_case(Reader(j, "$", origin));
 }
 
 ResultsDocument parse_results_json(const std::string& text, const std::string& origin) {
@@ -388,6 +407,7 @@ ResultsDocument parse_results_json(const std::string& text, const std::string& o
   r.device = read_device(run.child("device"));
   r.libraries = run.get<std::map<std::string, std::string>>("libraries");
   r.environment = run.get<std::map<std::string, std::string>>("environment");
+  if (run.has("shard")) r.shard = run.get<std::string>("shard");
   const auto& cases = j.find("cases");
   if (cases == j.end() || !cases->is_array()) top.fail("cases", "missing or not an array");
   for (std::size_t i = 0; i < cases->size(); ++i)

@@ -8,9 +8,17 @@
 
 namespace assay::gpu {
 
+inline bool is_sticky(cudaError_t e) {
+  return e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure || e == cudaErrorAssert ||
+         e == cudaErrorIllegalInstruction || e == cudaErrorMisalignedAddress || e == cudaErrorInvalidAddressSpace ||
+         e == cudaErrorInvalidPc || e == cudaErrorHardwareStackError || e == cudaErrorLaunchTimeout;
+}
+
 [[noreturn]] inline void throw_cuda_error(cudaError_t e, const char* what, const char* file, int line) {
-  throw InternalError(std::string("CUDA error in ") + what + " (" + file + ":" + std::to_string(line) +
-                      "): " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+  const std::string msg = std::string("CUDA error in ") + what + " (" + file + ":" + std::to_string(line) +
+                          "): " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e);
+  if (is_sticky(e)) throw DeviceFault(msg);
+  throw InternalError(msg);
 }
 
 }  // namespace assay::gpu

@@ -45,7 +45,7 @@ std::vector<Row> rows_of(const ResultsDocument& doc) {
                c.baseline_median_ns && c.backend != c.baseline ? time_us(*c.baseline_median_ns) : "-",
                c.speedup_vs_baseline && c.backend != c.baseline ? fmt::format("{:.3f}x", *c.speedup_vs_baseline) : "-",
                c.measurement && timed ? c.measurement->stop_reason : "-",
-               case_status_name(c.status)};
+               case_status_name(c.status) + (c.telemetry && c.telemetry->unstable ? " (unstable)" : "")};
     rows.push_back(std::move(r));
   }
   return rows;
@@ -81,6 +81,15 @@ std::string markdown_summary(const ResultsDocument& doc) {
     md += "|";
     for (const auto& x : r.cells) md += " " + x + " |";
     md += "\n";
+  }
+  bool any_unstable = false;
+  for (const auto& c : doc.cases) {
+    if (!c.telemetry || !c.telemetry->unstable) continue;
+    if (!any_unstable) md += "\n## Cases measured on an unstable GPU (NVML)\n\n";
+    any_unstable = true;
+    std::string why;
+    for (const auto& r : c.telemetry->unstable_reasons) why += (why.empty() ? "" : "; ") + r;
+    md += fmt::format("- `{}`: {}\n", c.id, why);
   }
   bool any = false;
   for (const auto& c : doc.cases) {

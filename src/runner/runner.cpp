@@ -1,6 +1,9 @@
 #include "runner/runner.hpp"
 
+#include <atomic>
 #include <cmath>
+#include <mutex>
+#include <thread>
 #include <filesystem>
 #include <regex>
 #include <set>
@@ -10,10 +13,13 @@
 #include "core/atomic_file.hpp"
 #include "assay/version.hpp"
 #include "gpu/device_info.hpp"
+#include "gpu/doctor.hpp"
+#include "gpu/telemetry.hpp"
 #include "measure/measure_loop.hpp"
 #include "report/markdown.hpp"
 #include "runner/executor.hpp"
 #include "runner/run_metadata.hpp"
+#include "runner/worker.hpp"
 #include "verify/tolerance.hpp"
 #include "workloads/workload.hpp"
 
@@ -104,7 +110,9 @@ void validate_bench(const suite::Bench& b) {
   }
 }
 
-CaseRecord make_record(const PlannedCase& pc) {
+}  // namespace
+
+CaseRecord make_planned_record(const PlannedCase& pc) {
   CaseRecord r;
   r.id = pc.id;
   r.bench = pc.bench->name;
@@ -115,6 +123,8 @@ CaseRecord make_record(const PlannedCase& pc) {
   r.baseline = pc.bench->baseline;
   return r;
 }
+
+namespace {
 
 // Builds a problem, checking first that one instance of it fits in the executor's memory.
 std::unique_ptr<Problem> make_problem(const suite::Bench& b, const Params& params, DType dtype,
@@ -304,6 +314,118 @@ void run_external_case(const PlannedCase& pc, const RunOptions& opt, const Exter
 
 }  // namespace
 
+Executors make_executors(const RunOptions& opt, const std::vector<PlannedCase>& planned) {
+  Executors ex;
+  ex.cpu = make_cpu_executor();
+  ex.device = ex.cpu->device();
+  bool needs_cuda = false;
+  for (const auto& pc : planned) needs_cuda = needs_cuda || find_backend(pc.backend)->target() != Target::cpu;
+  if (opt.device == "cpu") {
+    ex.cuda_skip = "--device cpu";
+    return ex;
+  }
+  if (!needs_cuda) return ex;
+  int index = -1;
+  try {
+    std::size_t used = 0;
+    index = std::stoi(opt.device, &used);
+    if (used != opt.device.size()) throw std::invalid_argument("trailing");
+  } catch (const std::exception&) {
+    throw InputError("--device '" + opt.device + "': must be a CUDA device index or 'cpu'");
+  }
+  std::string why;
+  const int n = cuda_devices(&why);
+  if (n == 0) {
+    ex.cuda_skip = "no CUDA device (" + why + ")";
+    return ex;
+  }
+  if (index < 0 || index >= n)
+    throw InputError("--device " + std::to_string(index) + ": this machine has " + std::to_string(n) +
+                     " CUDA device(s), numbered from 0");
+  ex.cuda_ok = true;
+  ex.index = index;
+  if (auto d = describe_cuda_device(opt.device)) ex.device = *d;
+  // In-process runs measure here and need the device set up; isolated runs leave that to
+  // each worker, so this process holds no CUDA context while they run.
+  if (!opt.isolate) ex.cuda = make_cuda_executor(index);
+  return ex;
+}
+
+void execute_case(const PlannedCase& pc, const RunOptions& opt, Executors& ex, CaseRecord& rec) {
+  const Backend& backend = *find_backend(pc.backend);
+  if (backend.target() != Target::cpu) rec.device_index = ex.index;
+  // NVML watches the GPU while an in-process GPU case runs. Adapter cases are not watched:
+  // their own process on the GPU would read as "another process".
+  std::optional<gpu::TelemetryMonitor> monitor;
+  if (backend.target() == Target::cuda && ex.cuda_ok) {
+    monitor.emplace(ex.device.uuid);
+    monitor->start();
+  }
+  try {
+    if (backend.target() == Target::external)
+      run_external_case(pc, opt, dynamic_cast<const ExternalBackend&>(backend), ex.device, rec);
+    else if (backend.target() == Target::cuda)
+      run_case(pc, opt, *ex.cuda, rec);
+    else
+      run_case(pc, opt, *ex.cpu, rec);
+  } catch (const SkipError& e) {
+    rec.status = CaseStatus::skipped;
+    rec.reason = e.what();
+  } catch (const DeviceFault& e) {
+    rec.status = CaseStatus::crashed;
+    rec.reason = e.what();
+  } catch (const std::exception& e) {
+    rec.status = CaseStatus::error;
+    rec.reason = e.what();
+  }
+  if (monitor) rec.telemetry = monitor->stop();
+}
+
+std::string point_key(const PlannedCase& pc) {
+  return pc.bench->name + "/" + pc.point.dtype + "/" + params_string(pc.point.params);
+}
+
+std::vector<std::string> resolve_devices(const RunOptions& opt, const Executors& ex) {
+  if (opt.devices.empty()) return {opt.device};
+  if (!opt.isolate) throw InputError("--devices runs one worker per GPU: it cannot be combined with --no-isolate");
+  std::string why;
+  const int n = cuda_devices(&why);
+  if (n == 0) {
+    if (!ex.cuda_ok) return {opt.device};  // the cases are skipped with the reason, as for --device
+    throw InputError("--devices: no CUDA device (" + why + ")");
+  }
+  std::vector<std::string> out;
+  if (opt.devices.size() == 1 && opt.devices.front() == "all") {
+    for (int i = 0; i < n; ++i) out.push_back(std::to_string(i));
+    return out;
+  }
+  for (const auto& d : opt.devices) {
+    std::size_t used = 0;
+    int i = -1;
+    try {
+      i = std::stoi(d, &used);
+    } catch (const std::exception&) {
+    }
+    if (used != d.size() || i < 0 || i >= n)
+      throw InputError("--devices: '" + d + "' is not a CUDA device index here (0 to " + std::to_string(n - 1) + ")");
+    out.push_back(d);
+  }
+  return out;
+}
+
+std::vector<PlannedCase> shard_cases(std::vector<PlannedCase> planned, int index, int count) {
+  if (count <= 1) return planned;
+  // Whole points go to one shard (a point's backends are compared with each other), dealt
+  // round-robin in plan order: deterministic for a given suite, whatever the host.
+  std::vector<PlannedCase> mine;
+  std::map<std::string, int> point_ordinal;
+  for (auto& pc : planned) {
+    const int ordinal = point_ordinal.emplace(point_key(pc), static_cast<int>(point_ordinal.size())).first->second;
+    if (ordinal % count == index - 1) mine.push_back(std::move(pc));
+  }
+  return mine;
+}
+
 std::vector<PlannedCase> plan_cases(const suite::Suite& s, const std::optional<std::string>& filter) {
   std::optional<std::regex> re;
   if (filter) {
@@ -365,33 +487,15 @@ ExitCode exit_code_for(const std::vector<CaseRecord>& cases) {
 
 RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::string&)>& progress) {
   const suite::Suite s = suite::load_suite(opt.suite_path);
-  const auto planned = plan_cases(s, opt.filter);
-  if (planned.empty()) throw InputError(opt.suite_path + ": no case matches --filter '" + opt.filter.value_or("") + "'");
+  const auto planned = shard_cases(plan_cases(s, opt.filter), opt.shard_index, opt.shard_count);
+  if (planned.empty())
+    throw InputError(opt.suite_path + ": no case matches --filter '" + opt.filter.value_or("") + "'" +
+                     (opt.shard_count > 1 ? " in shard " + std::to_string(opt.shard_index) + "/" +
+                                                std::to_string(opt.shard_count)
+                                          : ""));
 
-  // Executors: the host always; a CUDA device unless --device cpu, and only if some case needs one.
-  bool needs_cuda = false;
-  for (const auto& pc : planned) needs_cuda = needs_cuda || find_backend(pc.backend)->target() == Target::cuda;
-  auto cpu = make_cpu_executor();
-  std::unique_ptr<Executor> cuda;
-  std::string cuda_skip;
-  if (opt.device == "cpu") {
-    cuda_skip = "--device cpu";
-  } else if (needs_cuda) {
-    int index = -1;
-    try {
-      std::size_t used = 0;
-      index = std::stoi(opt.device, &used);
-      if (used != opt.device.size()) throw std::invalid_argument("trailing");
-    } catch (const std::exception&) {
-      throw InputError("--device '" + opt.device + "': must be a CUDA device index or 'cpu'");
-    }
-    try {
-      cuda = make_cuda_executor(index);
-    } catch (const SkipError& e) {
-      cuda_skip = e.what();
-    }
-  }
-
+  Executors ex = make_executors(opt, planned);
+  const std::vector<std::string> devices = resolve_devices(opt, ex);
   RunOutcome out;
   RunRecord& run = out.doc.run;
   run.assay_version = kVersion;
@@ -407,11 +511,9 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
   run.mode = opt.check_only ? "check" : opt.mode.value_or(s.benches.front().measure.mode);
   for (const auto& b : s.benches)
     if (!opt.check_only && !opt.mode && b.measure.mode != run.mode) run.mode = "mixed";
-  run.device = cuda ? cuda->device() : cpu->device();
-  // Adapters run on the GPU the run names even when no in-process backend needs it.
-  if (!cuda && opt.device != "cpu")
-    if (auto d = describe_cuda_device(opt.device)) run.device = *d;
-  if (!cuda && !opt.check_only) run.mode = "cpu";  // every case is measured by the host clock
+  run.device = ex.device;
+  if (!ex.cuda_ok && !opt.check_only) run.mode = "cpu";  // every case is measured by the host clock
+  run.shard = opt.shard_count > 1 ? std::to_string(opt.shard_index) + "/" + std::to_string(opt.shard_count) : "";
   run.libraries = cuda_library_versions();
   for (const Backend* b : all_backends())
     if (auto v = b->library_version(); !v.empty()) run.libraries[b->name()] = v;
@@ -419,6 +521,16 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
   run.environment["seed"] = std::to_string(opt.seed);
   run.environment["tf32"] = "off (cuBLAS CUBLAS_COMPUTE_32F with CUBLAS_DEFAULT_MATH)";
   run.environment["cublas_math_mode"] = "CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION";
+  run.environment["isolation"] = opt.isolate ? "worker process per case" : "in-process";
+  if (devices.size() > 1) {
+    std::string list;
+    for (const auto& d : devices) list += (list.empty() ? "" : ",") + d;
+    run.environment["devices"] = list;
+  }
+  if (ex.cuda_ok) {
+    for (const auto& [k, v] : gpu::gpu_environment(ex.device.uuid)) run.environment[k] = v;
+    if (opt.doctor) progress(gpu::doctor_summary_line(ex.device, gpu::nvml::system_library()));
+  }
 
   // The results file is named at the start and rewritten (atomically) after every case that
   // ran, so a run that dies part-way leaves the cases it finished.
@@ -426,37 +538,39 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
                                        "-" + utc_now_compact());
   out.results_path = stem + ".json";
   out.markdown_path = stem + ".md";
-  for (std::size_t i = 0; i < planned.size(); ++i) {
+  // Cases are stored in plan order whatever order they finish in; `done` marks the ones that
+  // have, and the file is rewritten after each (under the lock when devices run in parallel).
+  out.doc.cases.resize(planned.size());
+  std::vector<bool> done(planned.size(), false);
+  std::mutex lock;
+  const auto run_one = [&](std::size_t i, const std::string& device) {
     const PlannedCase& pc = planned[i];
-    CaseRecord rec = make_record(pc);
+    CaseRecord rec = make_planned_record(pc);
     const Backend& backend = *find_backend(pc.backend);
-    const bool external = backend.target() == Target::external;
-    Executor* ex = backend.target() == Target::cuda ? cuda.get() : cpu.get();
     const std::string counter = "[" + std::to_string(i + 1) + "/" + std::to_string(planned.size()) + "] ";
-    if (!ex && !external) {
+    const std::string where = devices.size() > 1 ? " (GPU " + device + ")" : "";
+    bool quiet_skip = false;
+    if (backend.target() == Target::cuda && !ex.cuda_ok) {
       rec.status = CaseStatus::skipped;
-      rec.reason = cuda_skip;
+      rec.reason = ex.cuda_skip;
+      quiet_skip = true;  // one line for the whole run says why, below
     } else if (const auto why = backend.unavailable_reason(); !why.empty()) {
       rec.status = CaseStatus::skipped;
       rec.reason = why;
     } else {
-      progress(counter + pc.id + " ...");
-      try {
-        if (external) run_external_case(pc, opt, dynamic_cast<const ExternalBackend&>(backend), run.device, rec);
-        else run_case(pc, opt, *ex, rec);
-      } catch (const SkipError& e) {
-        rec.status = CaseStatus::skipped;
-        rec.reason = e.what();
-      } catch (const std::exception& e) {
-        rec.status = CaseStatus::error;
-        rec.reason = e.what();
+      {
+        std::lock_guard<std::mutex> g(lock);
+        progress(counter + pc.id + where + " ...");
+      }
+      if (opt.isolate) {
+        RunOptions on_device = opt;
+        on_device.device = device;
+        rec = run_case_in_worker(pc, on_device, rec);
+      } else {
+        execute_case(pc, opt, ex, rec);
       }
     }
-    if (rec.status == CaseStatus::skipped && rec.reason == cuda_skip) {
-      out.doc.cases.push_back(std::move(rec));  // one line for the whole run says why, below
-      continue;
-    }
-    std::string line = counter + pc.id + ": " + case_status_name(rec.status);
+    std::string line = counter + pc.id + where + ": " + case_status_name(rec.status);
     if (rec.summary) {
       char buf[96];
       std::snprintf(buf, sizeof buf, " median %.3f us (+-%.2f%%, n=%zu, %s)", rec.summary->median / 1e3,
@@ -465,18 +579,42 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
       line += buf;
     }
     if (!rec.reason.empty()) line += ": " + rec.reason;
-    progress(line);
     const bool ran = rec.status != CaseStatus::skipped;
-    out.doc.cases.push_back(std::move(rec));
-    if (ran || std::filesystem::exists(out.results_path))
-      write_file_atomically(out.results_path, to_json_text(out.doc));
+    std::lock_guard<std::mutex> g(lock);
+    if (!quiet_skip) progress(line);
+    out.doc.cases[i] = std::move(rec);
+    done[i] = true;
+    if (ran || std::filesystem::exists(out.results_path)) {
+      ResultsDocument partial;
+      partial.run = out.doc.run;
+      for (std::size_t j = 0; j < planned.size(); ++j)
+        if (done[j]) partial.cases.push_back(out.doc.cases[j]);
+      write_file_atomically(out.results_path, to_json_text(partial));
+    }
+  };
+  // Whole points go to one device (a point's backends are compared with each other); with
+  // several devices, one thread per device takes the next point when it is free.
+  std::vector<std::pair<std::size_t, std::size_t>> points;  // [first, last) case indices
+  for (std::size_t i = 0; i < planned.size(); ++i)
+    if (i == 0 || point_key(planned[i]) != point_key(planned[i - 1])) points.emplace_back(i, i + 1);
+    else points.back().second = i + 1;
+  std::atomic<std::size_t> next_point{0};
+  const auto device_loop = [&](const std::string& device) {
+    for (std::size_t p; (p = next_point++) < points.size();)
+      for (std::size_t i = points[p].first; i < points[p].second; ++i) run_one(i, device);
+  };
+  if (devices.size() == 1) {
+    device_loop(devices.front());
+  } else {
+    std::vector<std::jthread> threads;
+    for (const auto& d : devices) threads.emplace_back(device_loop, d);
   }
   run.finished_utc = utc_now_iso8601();
   attach_baseline_ratios(out.doc.cases);
   out.code = exit_code_for(out.doc.cases);
 
   if (out.code == ExitCode::skipped) {
-    out.skipped_reason = cuda_skip.empty() ? out.doc.cases.front().reason : cuda_skip;
+    out.skipped_reason = ex.cuda_skip.empty() ? out.doc.cases.front().reason : ex.cuda_skip;
     out.results_path.clear();  // nothing ran: no results file was written
     out.markdown_path.clear();
     return out;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "runner/executor.hpp"
 #include "core/results.hpp"
 #include "suite/suite.hpp"
 
@@ -22,6 +23,11 @@ struct RunOptions {
   bool check_only = false;
   std::uint64_t seed = 20261122;
   std::vector<std::string> command_line;
+  bool isolate = true;  // each case in a worker process (--no-isolate: in this process)
+  bool sanitize = false; // check --sanitize: each case's worker also under compute-sanitizer (memcheck, racecheck)
+  bool doctor = true;   // print the doctor's one-line summary of the GPU first (--no-doctor)
+  int shard_index = 1, shard_count = 1;  // --shard i/n
+  std::vector<std::string> devices;      // --devices 0,2 | all: one worker per GPU in parallel
 };
 
 // One planned case, before it runs.
@@ -31,6 +37,32 @@ struct PlannedCase {
   suite::Point point;
   std::string id;  // bench/backend/dtype/params, params in name order: k=..,m=..,n=..
 };
+
+// Where the cases of a run execute: the host always; a CUDA device unless --device cpu.
+struct Executors {
+  std::unique_ptr<Executor> cpu;
+  std::unique_ptr<Executor> cuda;  // in-process runs only
+  bool cuda_ok = false;
+  int index = -1;
+  std::string cuda_skip;  // why CUDA cases are skipped
+  DeviceRecord device;    // the run's device
+};
+Executors make_executors(const RunOptions& opt, const std::vector<PlannedCase>& planned);
+
+// The record of a case before it runs: its identity and parameters.
+CaseRecord make_planned_record(const PlannedCase& pc);
+
+// Runs one case in this process: check, measure, recheck; every failure becomes the case's
+// status (skipped, error, crashed for a GPU fault), never an exception.
+void execute_case(const PlannedCase& pc, const RunOptions& opt, Executors& ex, CaseRecord& rec);
+
+// The identity of a case's point (bench, dtype, parameters): what a shard or a device takes whole.
+std::string point_key(const PlannedCase& pc);
+// The devices of a run: --devices (indices or "all"), else the one --device.
+std::vector<std::string> resolve_devices(const RunOptions& opt, const Executors& ex);
+
+// The cases of shard `index` (1-based) of `count`: whole points, dealt round-robin.
+std::vector<PlannedCase> shard_cases(std::vector<PlannedCase> planned, int index, int count);
 
 // Validates the suite against the registered workloads and backends and expands it.
 // Throws InputError naming file:line and field.

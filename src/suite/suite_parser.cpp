@@ -165,7 +165,7 @@ class Parser {
     reject_unknown_keys(t, field,
                         {"mode", "warmup_calls", "warmup_min_s", "min_samples", "max_samples",
                          "min_time_s", "target_rel_ci", "timeout_s", "throttle_threshold",
-                         "throttle_backoff_s", "graph_calls", "adapter_timeout_s"});
+                         "throttle_backoff_s", "graph_calls", "adapter_timeout_s", "case_timeout_s"});
     if (const auto* n = t.get("mode")) {
       m.mode = string_of(*n, field + ".mode");
       if (m.mode != "cold" && m.mode != "hot" && m.mode != "graph" && m.mode != "host")
@@ -185,6 +185,7 @@ class Parser {
     if (const auto* n = t.get("graph_calls")) m.graph_calls = integer_of(*n, field + ".graph_calls", 0, 100000);
     if (const auto* n = t.get("adapter_timeout_s"))
       m.adapter_timeout_s = number_of(*n, field + ".adapter_timeout_s", 0.1, 86400);
+    if (const auto* n = t.get("case_timeout_s")) m.case_timeout_s = number_of(*n, field + ".case_timeout_s", 0, 86400);
     if (m.max_samples < m.min_samples)
       fail(t, field + ".max_samples", "must not be less than min_samples");
   }

@@ -1,0 +1,35 @@
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "core/atomic_file.hpp"
+#include "report/markdown.hpp"
+#include "runner/merge.hpp"
+#include "runner/run_metadata.hpp"
+#include "runner/runner.hpp"
+
+namespace assay::cli {
+
+Action add_merge_command(CLI::App& app, const std::vector<std::string>& argv) {
+  auto inputs = std::make_shared<std::vector<std::string>>();
+  auto out_dir = std::make_shared<std::string>("assay-results");
+  app.add_option("inputs", *inputs, "results files or folders of the shards of one suite")->required();
+  app.add_option("--out", *out_dir, "folder for the merged results JSON and Markdown")->capture_default_str();
+  return [inputs, out_dir, argv]() -> int {
+    std::vector<std::string> origins;
+    std::vector<ResultsDocument> docs;
+    for (auto& [origin, doc] : runner::load_documents(*inputs)) {
+      origins.push_back(origin);
+      docs.push_back(std::move(doc));
+    }
+    const ResultsDocument merged = runner::merge_documents(docs, origins, argv);
+    const std::string stem = *out_dir + "/" + merged.run.suite_name + "-" +
+                             (merged.run.tag.empty() ? "untagged" : merged.run.tag) + "-merged-" +
+                             runner::utc_now_compact();
+    write_file_atomically(stem + ".json", to_json_text(merged));
+    write_file_atomically(stem + ".md", report::markdown_summary(merged));
+    std::cerr << "merged " << docs.size() << " files, " << merged.cases.size() << " cases: " << stem << ".json\n";
+    return static_cast<int>(runner::exit_code_for(merged.cases));
+  };
+}
+
+}  // namespace assay::cli

@@ -1,0 +1,65 @@
+#include "runner/merge.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "runner/run_metadata.hpp"
+#include "runner/runner.hpp"
+
+namespace assay::runner {
+
+namespace fs = std::filesystem;
+
+std::vector<std::pair<std::string, ResultsDocument>> load_documents(const std::vector<std::string>& inputs) {
+  std::vector<std::pair<std::string, ResultsDocument>> docs;
+  for (const auto& in : inputs) {
+    std::vector<fs::path> files;
+    if (fs::is_directory(in)) {
+      for (const auto& e : fs::directory_iterator(in))
+        if (e.path().extension() == ".json" && e.path().filename() != "sessions.json") files.push_back(e.path());
+      std::sort(files.begin(), files.end());
+      if (files.empty()) throw InputError(in + ": no results file (*.json) in this folder");
+    } else {
+      files.push_back(in);
+    }
+    for (const auto& f : files) docs.emplace_back(f.string(), parse_results_json(read_text_file(f), f.string()));
+  }
+  return docs;
+}
+
+ResultsDocument merge_documents(const std::vector<ResultsDocument>& docs, const std::vector<std::string>& origins,
+                                const std::vector<std::string>& command_line) {
+  if (docs.empty()) throw InputError("merge: no results documents to merge");
+  ResultsDocument out;
+  out.run = docs.front().run;
+  std::map<std::string, std::string> seen;  // case id -> origin
+  std::vector<std::string> shards;
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    const auto& d = docs[i];
+    if (d.run.suite_hash != out.run.suite_hash || d.run.suite_name != out.run.suite_name)
+      throw InputError("merge: " + origins[i] + " is a run of suite '" + d.run.suite_name + "' (" + d.run.suite_hash +
+                       "), " + origins[0] + " of '" + out.run.suite_name + "' (" + out.run.suite_hash +
+                       "): results of different suites are not merged");
+    if (!d.run.shard.empty()) shards.push_back(d.run.shard);
+    out.run.started_utc = std::min(out.run.started_utc, d.run.started_utc);
+    out.run.finished_utc = std::max(out.run.finished_utc, d.run.finished_utc);
+    for (const auto& c : d.cases) {
+      const auto [it, fresh] = seen.emplace(c.id, origins[i]);
+      if (!fresh) throw InputError("merge: case '" + c.id + "' is in both " + it->second + " and " + origins[i]);
+      out.cases.push_back(c);
+    }
+  }
+  std::string list;
+  for (const auto& s : shards) list += (list.empty() ? "" : ",") + s;
+  out.run.shard = "merged";
+  out.run.environment["merged_shards"] = list;
+  out.run.environment["merged_files"] = std::to_string(docs.size());
+  out.run.command_line = command_line;
+  attach_baseline_ratios(out.cases);
+  return out;
+}
+
+}  // namespace assay::runner

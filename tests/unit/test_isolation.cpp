@@ -1,0 +1,144 @@
+// Crash isolation, sharding and merging, end to end through the assay binary.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "cli_support.hpp"
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/results.hpp"
+#include "runner/merge.hpp"
+
+using namespace assay;
+using namespace assay::test;
+
+namespace {
+ResultsDocument only_results(const fs::path& dir) {
+  const auto files = files_in(dir, ".json");
+  EXPECT_EQ(files.size(), 1u);
+  return parse_results_json(read_text_file(files.at(0)), files.at(0).string());
+}
+const CaseRecord& find(const ResultsDocument& d, const std::string& backend, std::int64_t m) {
+  for (const auto& c : d.cases)
+    if (c.backend == backend && c.params.at("m") == m) return c;
+  throw std::runtime_error("no case " + backend);
+}
+}  // namespace
+
+TEST(Isolation, FaultsAreRecordedAndTheSuiteGoesOn) {
+  const fs::path out = fresh_dir("faults");
+  const auto r = run_assay("run tests/data/faults_cpu.toml --device cpu --out " + out.string(), "ASSAY_TEST_BACKENDS=1");
+  EXPECT_EQ(r.code, 1) << r.out;  // crashed and hung cases fail the run like a failed check
+  const ResultsDocument d = only_results(out);
+  for (std::int64_t m : {8, 16}) {
+    EXPECT_EQ(find(d, "cpu", m).status, CaseStatus::ok);
+    EXPECT_GT(find(d, "cpu", m).worker_wall_s, 0);
+    const auto& abort_case = find(d, "test-abort", m);
+    EXPECT_EQ(abort_case.status, CaseStatus::crashed);
+    EXPECT_NE(abort_case.reason.find("signal 6"), std::string::npos) << abort_case.reason;
+    EXPECT_EQ(find(d, "test-segv", m).status, CaseStatus::crashed);
+    EXPECT_NE(find(d, "test-segv", m).reason.find("signal 11"), std::string::npos);
+    const auto& hang = find(d, "test-hang", m);
+    EXPECT_EQ(hang.status, CaseStatus::timeout);
+    EXPECT_NE(hang.reason.find("killed after 3 s"), std::string::npos) << hang.reason;
+  }
+  EXPECT_NE(r.out.find("crashed"), std::string::npos);
+  fs::remove_all(out);
+}
+
+TEST(Isolation, PlantedBackendsAreHiddenWithoutTheTestVariable) {
+  const auto r = run_assay("run tests/data/faults_cpu.toml --device cpu --out /tmp/never", "env -u ASSAY_TEST_BACKENDS");
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("unknown backend 'test-abort'"), std::string::npos) << r.out;
+}
+
+TEST(Isolation, GpuFaultsCrashTheirWorkerAndTheGpuRecovers) {
+  if (!have_gpu()) GTEST_SKIP() << "skipped: no CUDA device";
+  const fs::path out = fresh_dir("gpufaults");
+  const auto r = run_assay("run tests/data/faults_gpu.toml --out " + out.string(), "ASSAY_TEST_BACKENDS=1");
+  EXPECT_EQ(r.code, 1) << r.out;
+  const ResultsDocument d = only_results(out);
+  EXPECT_EQ(find(d, "test-gpu-oob", 64).status, CaseStatus::crashed) << find(d, "test-gpu-oob", 64).reason;
+  EXPECT_NE(find(d, "test-gpu-oob", 64).reason.find("cudaErrorIllegalAddress"), std::string::npos);
+  EXPECT_EQ(find(d, "test-gpu-trap", 64).status, CaseStatus::crashed) << find(d, "test-gpu-trap", 64).reason;
+  EXPECT_EQ(find(d, "test-gpu-hang", 64).status, CaseStatus::timeout);
+  // The cases after each fault ran on a clean GPU.
+  EXPECT_EQ(find(d, "cublas", 64).status, CaseStatus::ok) << find(d, "cublas", 64).reason;
+  EXPECT_EQ(find(d, "assay", 128).status, CaseStatus::ok) << find(d, "assay", 128).reason;
+  fs::remove_all(out);
+}
+
+TEST(Sharding, ShardsPartitionThePointsAndMergeBack) {
+  const fs::path out = fresh_dir("shards");
+  std::multiset<std::string> ids;
+  for (int i = 1; i <= 3; ++i) {
+    const fs::path dir = out / ("shard" + std::to_string(i));
+    const auto r = run_assay("run tests/data/shard.toml --device cpu --shard " + std::to_string(i) + "/3 --out " +
+                             dir.string() + " --no-history");
+    ASSERT_EQ(r.code, 0) << r.out;
+    const ResultsDocument d = only_results(dir);
+    EXPECT_EQ(d.run.shard, std::to_string(i) + "/3");
+    EXPECT_EQ(d.cases.size(), i == 3 ? 1u : 2u);  // 5 points dealt round-robin: 2, 2, 1
+    for (const auto& c : d.cases) ids.insert(c.id);
+  }
+  EXPECT_EQ(ids.size(), 5u);
+  EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()).size(), 5u);  // disjoint
+  const auto r = run_assay("merge " + (out / "shard1").string() + " " + (out / "shard2").string() + " " +
+                           (out / "shard3").string() + " --out " + (out / "all").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const ResultsDocument merged = only_results(out / "all");
+  EXPECT_EQ(merged.cases.size(), 5u);
+  EXPECT_EQ(merged.run.shard, "merged");
+  EXPECT_EQ(merged.run.environment.at("merged_shards"), "1/3,2/3,3/3");
+  // Merging a shard twice, or shards of another suite, is refused.
+  const auto twice = run_assay("merge " + (out / "shard1").string() + " " + (out / "shard1").string() + " --out " +
+                               (out / "bad").string());
+  EXPECT_EQ(twice.code, 3) << twice.out;
+  EXPECT_NE(twice.out.find("is in both"), std::string::npos) << twice.out;
+  const fs::path other = out / "other";
+  ASSERT_EQ(run_assay("run tests/data/cpu_small.toml --device cpu --no-history --filter m=17 --out " + other.string()).code, 0);
+  const auto mixed = run_assay("merge " + (out / "shard1").string() + " " + other.string() + " --out " +
+                               (out / "bad").string());
+  EXPECT_EQ(mixed.code, 3) << mixed.out;
+  EXPECT_NE(mixed.out.find("results of different suites are not merged"), std::string::npos) << mixed.out;
+  EXPECT_FALSE(fs::exists(out / "bad"));
+  const auto bad_shard = run_assay("run tests/data/shard.toml --device cpu --shard 4/3");
+  EXPECT_EQ(bad_shard.code, 3);
+  fs::remove_all(out);
+}
+
+TEST(Isolation, TwoWorkersInParallelKeepPlanOrder) {
+  if (!have_gpu()) GTEST_SKIP() << "skipped: no CUDA device";
+  const fs::path out = fresh_dir("devices");
+  // Two worker threads on one GPU exercise the --devices scheduler where only one GPU exists.
+  const auto r = run_assay("run tests/data/gpu_small.toml --devices 0,0 --no-history --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const ResultsDocument d = only_results(out);
+  ASSERT_EQ(d.cases.size(), 4u);
+  EXPECT_EQ(d.cases[0].backend, "assay");
+  EXPECT_EQ(d.cases[1].backend, "cublas");
+  for (const auto& c : d.cases) {
+    EXPECT_EQ(c.status, CaseStatus::ok) << c.id << ": " << c.reason;
+    EXPECT_EQ(c.device_index, 0);
+    ASSERT_TRUE(c.telemetry.has_value());
+    EXPECT_EQ(c.telemetry->source, "nvml");
+    EXPECT_GT(c.telemetry->polls, 0u);
+  }
+  EXPECT_EQ(d.run.environment.at("devices"), "0,0");
+  fs::remove_all(out);
+}
+
+TEST(Isolation, SanitizedCheckReportsPerCase) {
+  if (!have_gpu()) GTEST_SKIP() << "skipped: no CUDA device";
+  const fs::path out = fresh_dir("sanitize");
+  const auto r = run_assay("check tests/data/gpu_small.toml --sanitize --filter f16 --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const ResultsDocument d = only_results(out);
+  for (const auto& c : d.cases) {
+    EXPECT_EQ(c.status, CaseStatus::ok) << c.id << ": " << c.reason;
+    if (c.sanitizer.count("compute-sanitizer")) continue;  // not installed on this host
+    EXPECT_EQ(c.sanitizer.at("memcheck").rfind("0 errors", 0), 0u) << c.sanitizer.at("memcheck");
+    EXPECT_EQ(c.sanitizer.at("racecheck").rfind("0 errors", 0), 0u) << c.sanitizer.at("racecheck");
+  }
+  fs::remove_all(out);
+}
