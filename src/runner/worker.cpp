@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -59,10 +60,14 @@ std::string sanitize(const std::string& sanitizer, const std::string& tool, cons
         (line.find("Invalid") != std::string::npos || line.find("hazard") != std::string::npos ||
          line.find("Error") != std::string::npos))
       first_error = line.substr(10);
-    if (line.find("ERROR SUMMARY:") != std::string::npos) summary = line.substr(line.find("ERROR SUMMARY:") + 15);
+    // memcheck ends with "ERROR SUMMARY: N errors", racecheck with "RACECHECK SUMMARY: N hazards
+    // displayed (N errors, N warnings)".
+    for (const char* key : {"ERROR SUMMARY:", "RACECHECK SUMMARY:"})
+      if (const auto at = line.find(key); at != std::string::npos) summary = line.substr(at + std::strlen(key) + 1);
   }
   std::filesystem::remove(log);
-  *clean = r.exit_code == 0 && !r.timed_out && (summary.empty() || summary.rfind("0 error", 0) == 0);
+  // --error-exitcode makes any finding a non-zero exit.
+  *clean = r.exit_code == 0 && !r.timed_out;
   if (r.timed_out) return "timed out after " + std::to_string(static_cast<int>(timeout_s)) + " s";
   if (summary.empty()) return "no report (exit code " + std::to_string(r.exit_code) + ")";
   return summary + (first_error.empty() ? "" : ": " + first_error);

@@ -138,7 +138,7 @@ TEST(Isolation, SanitizedCheckReportsPerCase) {
     EXPECT_EQ(c.status, CaseStatus::ok) << c.id << ": " << c.reason;
     if (c.sanitizer.count("compute-sanitizer")) continue;  // not installed on this host
     EXPECT_EQ(c.sanitizer.at("memcheck").rfind("0 errors", 0), 0u) << c.sanitizer.at("memcheck");
-    EXPECT_EQ(c.sanitizer.at("racecheck").rfind("0 errors", 0), 0u) << c.sanitizer.at("racecheck");
+    EXPECT_NE(c.sanitizer.at("racecheck").find("(0 errors"), std::string::npos) << c.sanitizer.at("racecheck");
   }
   fs::remove_all(out);
 }
