@@ -56,7 +56,8 @@ std::string sanitize(const std::string& sanitizer, const std::string& tool, cons
   std::ifstream in(log);
   std::string line, first_error, summary;
   while (std::getline(in, line)) {
-    if (first_error.empty() && line.find("========= ") == 0 && line.find("ERROR SUMMARY") == std::string::npos &&
+    if (first_error.empty() && line.find("========= ") == 0 && line.find("SUMMARY") == std::string::npos &&
+        line.find("not printed") == std::string::npos &&
         (line.find("Invalid") != std::string::npos || line.find("hazard") != std::string::npos ||
          line.find("Error") != std::string::npos))
       first_error = line.substr(10);
