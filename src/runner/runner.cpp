@@ -138,17 +138,6 @@ std::unique_ptr<Problem> make_problem(const suite::Bench& b, const Params& param
   return problem;
 }
 
-CheckRecord check_instance(Instance& inst, const Problem& problem,
-                           const std::vector<HostTensor>& inputs, std::int64_t sampled_rows,
-                           const suite::CheckConfig& cfg, std::uint64_t seed) {
-  HostTensor out = inst.read_output();
-  const Reference ref = problem.reference(inputs, sampled_rows);
-  CheckRecord c = verify::check_output(out, ref, {cfg.atol, cfg.rtol});
-  c.shape = problem.shape_string();
-  c.seed = seed;
-  return c;
-}
-
 std::string check_failure_reason(const char* which, const CheckRecord& c) {
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s failed: fails=%llu/%llu (NaN/Inf %llu), max_abs=%.3g, max_rel=%.3g at %s; %s",
@@ -157,6 +146,21 @@ std::string check_failure_reason(const char* which, const CheckRecord& c) {
                 c.first_failure.c_str());
   return buf;
 }
+
+// Checks `out` against the oracle (all rows, or `sampled_rows` of them), stores the record in
+// `slot`, and on failure marks the case check-failed. Returns whether it passed.
+bool record_check(CaseRecord& rec, std::optional<CheckRecord>& slot, const char* which, const HostTensor& out,
+                  const Problem& problem, const std::vector<HostTensor>& inputs, std::int64_t sampled_rows,
+                  const suite::CheckConfig& cfg, std::uint64_t seed) {
+  slot = verify::check_output(out, problem.reference(inputs, sampled_rows), {cfg.atol, cfg.rtol});
+  slot->shape = problem.shape_string();
+  slot->seed = seed;
+  if (slot->passed) return true;
+  rec.status = CaseStatus::check_failed;
+  rec.reason = check_failure_reason(which, *slot);
+  return false;
+}
+
 
 }  // namespace
 
@@ -215,13 +219,8 @@ void run_case(const PlannedCase& pc, const RunOptions& opt, Executor& ex, CaseRe
     inst->poison_output();
     inst->call(ex.stream());
     ex.synchronize();
-    rec.check = check_instance(*inst, *problem, inputs, 0, b.check, seed);
     rec.variant = inst->variant();
-    if (!rec.check->passed) {
-      rec.status = CaseStatus::check_failed;
-      rec.reason = check_failure_reason("check", *rec.check);
-      return;
-    }
+    if (!record_check(rec, rec.check, "check", inst->read_output(), *problem, inputs, 0, b.check, seed)) return;
   }
   if (opt.check_only) {
     rec.status = CaseStatus::ok;
@@ -244,14 +243,11 @@ void run_case(const PlannedCase& pc, const RunOptions& opt, Executor& ex, CaseRe
     inst->poison_output();
     sampler->sample();
     ex.synchronize();
-    rec.recheck = check_instance(*inst, *problem, inputs, b.check.sampled_rows, b.check, seed);
+    record_check(rec, rec.recheck, "recheck of the last timed call", inst->read_output(), *problem, inputs,
+                 b.check.sampled_rows, b.check, seed);
   }
   rec.measurement = std::move(m);
-  if (rec.recheck && !rec.recheck->passed) {
-    rec.status = CaseStatus::check_failed;
-    rec.reason = check_failure_reason("recheck of the last timed call", *rec.recheck);
-    return;
-  }
+  if (rec.status == CaseStatus::check_failed) return;  // the recheck failed: no time is reported
   if (rec.measurement->samples_ns.empty()) {
     rec.status = CaseStatus::error;
     rec.reason = "no sample kept: every sample was taken while the GPU was throttled";
@@ -274,14 +270,7 @@ void run_external_case(const PlannedCase& pc, const RunOptions& opt, const Exter
     const auto problem = w.make(check_params(b, pc.point.params), dtype);
     const auto inputs = problem->make_inputs(case_seed + 1);
     const auto result = backend.run(*problem, inputs, "check", opt.device, mcfg, case_seed + 1);
-    rec.check = verify::check_output(result.output, problem->reference(inputs, 0), {b.check.atol, b.check.rtol});
-    rec.check->shape = problem->shape_string();
-    rec.check->seed = case_seed + 1;
-    if (!rec.check->passed) {
-      rec.status = CaseStatus::check_failed;
-      rec.reason = check_failure_reason("check", *rec.check);
-      return;
-    }
+    if (!record_check(rec, rec.check, "check", result.output, *problem, inputs, 0, b.check, case_seed + 1)) return;
   }
   if (opt.check_only) {
     rec.status = CaseStatus::ok;
@@ -299,15 +288,9 @@ void run_external_case(const PlannedCase& pc, const RunOptions& opt, const Exter
   rec.measurement = std::move(m);
   if (b.check.enabled && b.check.recheck) {
     // The adapter writes the output of its last timed call: checked on sampled rows.
-    rec.recheck = verify::check_output(result.output, problem->reference(inputs, b.check.sampled_rows),
-                                       {b.check.atol, b.check.rtol});
-    rec.recheck->shape = problem->shape_string();
-    rec.recheck->seed = case_seed + 2;
-    if (!rec.recheck->passed) {
-      rec.status = CaseStatus::check_failed;
-      rec.reason = check_failure_reason("recheck of the last timed call", *rec.recheck);
+    if (!record_check(rec, rec.recheck, "recheck of the last timed call", result.output, *problem, inputs,
+                      b.check.sampled_rows, b.check, case_seed + 2))
       return;
-    }
   }
   finish_ok(rec, *problem, device);
 }
