@@ -39,6 +39,7 @@ class ExternalBackend final : public Backend {
              const std::string& device, const suite::MeasureConfig& measure, std::uint64_t seed) const;
 
   std::vector<std::string> command() const;  // resolved; throws SkipError when there is none
+  const std::string& variant() const { return spec_.variant; }
 
  private:
   ExternalBackendSpec spec_;

@@ -1,3 +1,4 @@
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -22,9 +23,11 @@ Action add_merge_command(CLI::App& app, const std::vector<std::string>& argv) {
       docs.push_back(std::move(doc));
     }
     const ResultsDocument merged = runner::merge_documents(docs, origins, argv);
-    const std::string stem = *out_dir + "/" + merged.run.suite_name + "-" +
+    const std::string base = *out_dir + "/" + merged.run.suite_name + "-" +
                              (merged.run.tag.empty() ? "untagged" : merged.run.tag) + "-merged-" +
                              runner::utc_now_compact();
+    std::string stem = base;  // two merges in one second must not overwrite each other
+    for (int i = 2; std::filesystem::exists(stem + ".json"); ++i) stem = base + "-" + std::to_string(i);
     write_file_atomically(stem + ".json", to_json_text(merged));
     write_file_atomically(stem + ".md", report::markdown_summary(merged));
     std::cerr << "merged " << docs.size() << " files, " << merged.cases.size() << " cases: " << stem << ".json\n";

@@ -147,6 +147,13 @@ std::string check_failure_reason(const char* which, const CheckRecord& c) {
   return buf;
 }
 
+// Every element at check shapes; sampled rows when a problem is too large for an fp64 CPU
+// oracle of every element in seconds (a suite without a check shape checks the measured one).
+std::int64_t check_rows(const Problem& problem, const suite::CheckConfig& cfg) {
+  constexpr double kFullOracleFlops = 2e10;
+  return problem.flops() > kFullOracleFlops ? cfg.sampled_rows : 0;
+}
+
 // Checks `out` against the oracle (all rows, or `sampled_rows` of them), stores the record in
 // `slot`, and on failure marks the case check-failed. Returns whether it passed.
 bool record_check(CaseRecord& rec, std::optional<CheckRecord>& slot, const char* which, const HostTensor& out,
@@ -170,7 +177,7 @@ Params check_params(const suite::Bench& b, const Params& point) {
   for (const auto& axis : b.axes) {
     if (axis.expression.empty() || b.check.shape.count(axis.name)) continue;
     const std::int64_t v = suite::eval_expression(axis.expression, p);
-    if (v < 1) throw InputError(axis.pos.str() + ": bench '" + b.name + "': axes." + axis.name +
+    if (v < 0) throw InputError(axis.pos.str() + ": bench '" + b.name + "': axes." + axis.name +
                                 " is " + std::to_string(v) + " at the check shape");
     p[axis.name] = v;
   }
@@ -220,7 +227,9 @@ void run_case(const PlannedCase& pc, const RunOptions& opt, Executor& ex, CaseRe
     inst->call(ex.stream());
     ex.synchronize();
     rec.variant = inst->variant();
-    if (!record_check(rec, rec.check, "check", inst->read_output(), *problem, inputs, 0, b.check, seed)) return;
+    if (!record_check(rec, rec.check, "check", inst->read_output(), *problem, inputs, check_rows(*problem, b.check),
+                      b.check, seed))
+      return;
   }
   if (opt.check_only) {
     rec.status = CaseStatus::ok;
@@ -266,11 +275,18 @@ void run_external_case(const PlannedCase& pc, const RunOptions& opt, const Exter
   const Workload& w = *find_workload(b.workload);
   suite::MeasureConfig mcfg = b.measure;
   if (opt.mode) mcfg.mode = *opt.mode;
+  if (!b.check.enabled && opt.check_only) {
+    rec.status = CaseStatus::skipped;
+    rec.reason = "check disabled in the suite (check.enabled = false)";
+    return;
+  }
   if (b.check.enabled) {
     const auto problem = w.make(check_params(b, pc.point.params), dtype);
     const auto inputs = problem->make_inputs(case_seed + 1);
     const auto result = backend.run(*problem, inputs, "check", opt.device, mcfg, case_seed + 1);
-    if (!record_check(rec, rec.check, "check", result.output, *problem, inputs, 0, b.check, case_seed + 1)) return;
+    if (!record_check(rec, rec.check, "check", result.output, *problem, inputs, check_rows(*problem, b.check),
+                      b.check, case_seed + 1))
+      return;
   }
   if (opt.check_only) {
     rec.status = CaseStatus::ok;
@@ -280,7 +296,7 @@ void run_external_case(const PlannedCase& pc, const RunOptions& opt, const Exter
   const auto inputs = problem->make_inputs(case_seed + 2);
   auto result = backend.run(*problem, inputs, "measure", opt.device, mcfg, case_seed + 2);
   rec.adapter = result.record;
-  rec.variant = result.reply.mode;
+  rec.variant = backend.variant();
   MeasurementRecord m;
   m.mode = "adapter:" + result.reply.mode;
   for (double ms : result.reply.samples_ms) m.samples_ns.push_back(ms * 1e6);
@@ -472,7 +488,8 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
   const suite::Suite s = suite::load_suite(opt.suite_path);
   const auto planned = shard_cases(plan_cases(s, opt.filter), opt.shard_index, opt.shard_count);
   if (planned.empty())
-    throw InputError(opt.suite_path + ": no case matches --filter '" + opt.filter.value_or("") + "'" +
+    throw InputError(opt.suite_path + ": no case to run" +
+                     (opt.filter ? " matches --filter '" + *opt.filter + "'" : std::string()) +
                      (opt.shard_count > 1 ? " in shard " + std::to_string(opt.shard_index) + "/" +
                                                 std::to_string(opt.shard_count)
                                           : ""));
@@ -495,6 +512,8 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
   for (const auto& b : s.benches)
     if (!opt.check_only && !opt.mode && b.measure.mode != run.mode) run.mode = "mixed";
   run.device = ex.device;
+  if (devices.front() != opt.device)
+    if (auto d = describe_cuda_device(devices.front())) run.device = *d;
   if (!ex.cuda_ok && !opt.check_only) run.mode = "cpu";  // every case is measured by the host clock
   run.shard = opt.shard_count > 1 ? std::to_string(opt.shard_index) + "/" + std::to_string(opt.shard_count) : "";
   run.libraries = cuda_library_versions();

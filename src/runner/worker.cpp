@@ -91,6 +91,7 @@ CaseRecord run_case_in_worker(const PlannedCase& pc, const RunOptions& opt, cons
   const SubprocessResult r = run_subprocess({self, "__worker"}, request.dump(), limits);
 
   CaseRecord rec = planned;
+  if (find_backend(pc.backend)->target() != Target::cpu && opt.device != "cpu") rec.device_index = std::stoi(opt.device);
   if (!r.started) {
     rec.status = CaseStatus::error;
     rec.reason = "cannot start the worker: " + r.error;

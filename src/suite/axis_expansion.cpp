@@ -151,7 +151,7 @@ std::vector<Point> expand_points(const Bench& bench) {
         }
         if (v < 0 || v > kMaxParam)
           throw InputError(a->pos.str() + ": bench '" + bench.name + "': axes." + a->name + " = '" +
-                           a->expression + "' gives " + std::to_string(v) + ", outside [1, " +
+                           a->expression + "' gives " + std::to_string(v) + ", outside [0, " +
                            std::to_string(kMaxParam) + "]");
         p.params[a->name] = v;
       }

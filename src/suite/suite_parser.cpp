@@ -139,6 +139,7 @@ class Parser {
       const auto* mul = t->get("mul");
       if (step && mul) fail(n, field, "give 'step' or 'mul', not both");
       if (mul) {
+        if (a == 0) fail(*start, field + ".start", "a geometric range (mul) must start at 1 or more");
         const std::int64_t m = integer_of(*mul, field + ".mul", 2, 1024);
         for (std::int64_t v = a; v <= b; v *= m) {
           axis.values.push_back(v);
@@ -347,6 +348,8 @@ Suite parse_suite(const std::string& text, const std::string& path) {
     const auto slash = path.find_last_of('/');
     std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
     if (const auto dot = base.rfind(".toml"); dot != std::string::npos) base.resize(dot);
+    for (char& c : base)  // the name becomes part of the results file name
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
     s.name = base;
   }
   return s;

@@ -73,6 +73,7 @@ TEST(SuiteParser, GoodSuite) {
 TEST(SuiteParser, NameDefaultsToFileStem) {
   const auto s = parse_suite(bench_with("m = 1\nn = 1\nk = 1\n"), "suites/quick.toml");
   EXPECT_EQ(s.name, "quick");
+  EXPECT_EQ(parse_suite(bench_with("m = 1\nn = 1\nk = 1\n"), "my suite/x y.toml").name, "x_y");
 }
 
 TEST(SuiteParser, GeometricRange) {
@@ -164,6 +165,9 @@ TEST(SuiteParser, RangeErrors) {
                 .find("not both"),
             std::string::npos);
   EXPECT_NE(error_of(bench_with("m = { start = 1 }\nn = 1\nk = 1\n")).find("needs 'start' and 'stop'"),
+            std::string::npos);
+  // A geometric range from 0 would never grow: refused, not an endless loop.
+  EXPECT_NE(error_of(bench_with("m = { start = 0, stop = 8, mul = 2 }\nn = 1\nk = 1\n")).find("must start at 1 or more"),
             std::string::npos);
 }
 
