@@ -1,5 +1,7 @@
 #include "report/comparison.hpp"
 
+#include "core/ids.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -15,11 +17,6 @@ namespace {
 
 using stats::Verdict;
 
-std::uint64_t fnv1a(const std::string& s) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-  return h;
-}
 
 // Everything one side holds for one case identity, over all its sessions.
 struct Side {
@@ -132,7 +129,7 @@ CaseComparison decide(const std::string& key, const Side* base, const Side* cand
     r.why = "no timing in the base: " + (base->failed_reason.empty() ? base->skipped_reason : base->failed_reason);
   } else {
     stats::Thresholds t = o.thresholds;
-    t.seed ^= fnv1a(key);  // each case its own stream, the same on every run of compare
+    t.seed ^= fnv1a64(key);  // each case its own stream, the same on every run of compare
     try {
       r.stats = stats::compare_samples(base->samples, cand->samples, metric_direction(o.metric), t);
     } catch (const std::invalid_argument& e) {  // e.g. a sample of 0 ns in a hand-made document

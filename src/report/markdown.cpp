@@ -1,5 +1,7 @@
 #include "report/markdown.hpp"
 
+#include "core/ids.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,11 +11,6 @@ namespace assay::report {
 
 namespace {
 
-std::string params_string(const std::map<std::string, std::int64_t>& p) {
-  std::string s;
-  for (const auto& [k, v] : p) s += (s.empty() ? "" : ",") + k + "=" + std::to_string(v);
-  return s;
-}
 
 std::string time_us(double ns) { return fmt::format("{:.2f}", ns / 1e3); }
 

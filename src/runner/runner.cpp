@@ -12,6 +12,7 @@
 #include "backends/external_backend.hpp"
 #include "core/atomic_file.hpp"
 #include "assay/version.hpp"
+#include "core/ids.hpp"
 #include "gpu/device_info.hpp"
 #include "gpu/doctor.hpp"
 #include "gpu/telemetry.hpp"
@@ -33,17 +34,7 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
-std::string params_string(const Params& p) {
-  std::string s;
-  for (const auto& [k, v] : p) s += (s.empty() ? "" : ",") + k + "=" + std::to_string(v);
-  return s;
-}
 
-std::uint64_t fnv1a(const std::string& s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
 
 // A file stem not used yet by a results file (two runs can finish in the same second).
 std::string unique_stem(const std::string& stem) {
@@ -188,7 +179,7 @@ namespace {
 
 // Seeded by the point, not the backend: every backend of a point gets the same input bytes.
 std::uint64_t point_seed(const RunOptions& opt, const PlannedCase& pc) {
-  return opt.seed ^ fnv1a(pc.bench->name + "/" + pc.point.dtype + "/" + params_string(pc.point.params));
+  return opt.seed ^ fnv1a64(pc.bench->name + "/" + pc.point.dtype + "/" + params_string(pc.point.params));
 }
 
 // Summary and derived figures of a case whose checks passed.

@@ -23,7 +23,4 @@ struct CaseKey {
 
 CaseKey case_key(const RunRecord& run, const CaseRecord& c);
 
-// "k=2048,m=2048,n=2048": parameters in name order, as in case ids.
-std::string params_text(const std::map<std::string, std::int64_t>& params);
-
 }  // namespace assay::store

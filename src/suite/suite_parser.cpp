@@ -11,6 +11,7 @@
 #include "core/atomic_file.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "core/ids.hpp"
 #include "suite/suite.hpp"
 
 namespace assay::suite {
@@ -27,13 +28,8 @@ namespace {
 constexpr std::int64_t kMaxAxisValues = 100000;
 
 std::string fnv1a_hex(const std::string& bytes) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
   char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a64(bytes)));
   return buf;
 }
 

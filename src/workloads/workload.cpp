@@ -1,5 +1,7 @@
 #include "workloads/workload.hpp"
 
+#include "core/ids.hpp"
+
 #include "workloads/attention.hpp"
 #include "workloads/gemm.hpp"
 #include "workloads/mlp.hpp"
@@ -18,11 +20,7 @@ HostTensor HostTensor::zeros(DType dtype, std::vector<std::int64_t> shape) {
   return t;
 }
 
-std::string Problem::shape_string() const {
-  std::string s;
-  for (const auto& [k, v] : params()) s += (s.empty() ? "" : ",") + k + "=" + std::to_string(v);
-  return s;
-}
+std::string Problem::shape_string() const { return params_string(params()); }
 
 std::vector<const Workload*> all_workloads() {
   static const GemmWorkload gemm;
