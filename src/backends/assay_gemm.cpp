@@ -1,9 +1,10 @@
 #include "backends/assay_backend.hpp"
 
 #include "backends/gpu_instance.hpp"
-#include "workloads/gemm.hpp"
+#include "core/error.hpp"
 #include "gpu/cuda_check.hpp"
 #include "kernels/gemm/gemm_kernels.hpp"
+#include "workloads/gemm.hpp"
 
 namespace assay {
 
@@ -14,40 +15,80 @@ kernels::GemmDtype kernel_dtype(DType t) {
     case DType::f32: return kernels::GemmDtype::f32;
     case DType::f16: return kernels::GemmDtype::f16;
     case DType::bf16: return kernels::GemmDtype::bf16;
+    case DType::f8e4m3: return kernels::GemmDtype::f8e4m3;
   }
   return kernels::GemmDtype::f32;
 }
 
 class AssayGemmInstance final : public GpuInstance {
  public:
-  AssayGemmInstance(const GemmProblem& p, const std::vector<HostTensor>& inputs) : GpuInstance(p, inputs), problem_(p) {}
+  AssayGemmInstance(const GemmProblem& p, const std::vector<HostTensor>& inputs, std::string config)
+      : GpuInstance(p, inputs), problem_(p), config_(std::move(config)) {}
   std::string variant() const override { return variant_; }
 
  protected:
   void launch(cudaStream_t stream, const std::vector<const void*>& in, void* c) override {
-    const void* a = in[0];
-    const void* b = in[1];
-    const auto t = kernel_dtype(problem_.dtype());
-    const int m = static_cast<int>(problem_.m()), n = static_cast<int>(problem_.n()),
-              k = static_cast<int>(problem_.k());
-    if (variant_.empty()) variant_ = kernels::gemm_config_name(t, m, n, k, a, b, c);
-    ASSAY_CUDA(kernels::launch_gemm(t, m, n, k, a, b, c, stream));
+    kernels::GemmCall call;
+    call.dtype = kernel_dtype(problem_.dtype());
+    call.m = static_cast<int>(problem_.m());
+    call.n = static_cast<int>(problem_.n());
+    call.k = static_cast<int>(problem_.k());
+    call.a = in[0];
+    call.b = in[1];
+    call.c = c;
+    if (call.dtype == kernels::GemmDtype::f8e4m3) {  // inputs {A, B, scale_a, scale_b}
+      call.scale_a = static_cast<const float*>(in.at(2));
+      call.scale_b = static_cast<const float*>(in.at(3));
+    }
+    if (variant_.empty()) {
+      const kernels::GemmPlan plan = kernels::plan_gemm(call, config_);
+      if (plan.name.empty()) throw SkipError("assay@" + config_ + ": " + plan.unavailable);
+      variant_ = plan.name;
+    }
+    ASSAY_CUDA(kernels::launch_gemm(call, stream, config_));
   }
 
  private:
   GemmProblem problem_;
+  std::string config_;
   std::string variant_;
 };
 
 }  // namespace
 
-std::unique_ptr<Instance> make_assay_gemm_instance(const Problem& problem, const std::vector<HostTensor>& inputs) {
-  return std::make_unique<AssayGemmInstance>(dynamic_cast<const GemmProblem&>(problem), inputs);
+AssayBackend::AssayBackend(std::string gemm_config) : gemm_config_(std::move(gemm_config)) {}
+
+std::string AssayBackend::name() const { return gemm_config_ == "auto" ? "assay" : "assay@" + gemm_config_; }
+
+std::string AssayBackend::description() const {
+  if (gemm_config_ != "auto") return "assay's GEMM pinned to the " + gemm_config_ + " configuration";
+  return "assay's own kernels: GEMM (wgmma+TMA on sm_90, mma.sync on sm_80+), reference attention (cuBLAS + "
+         "softmax kernel)";
+}
+
+bool AssayBackend::supports(const std::string& workload, DType dtype) const {
+  if (workload == "gemm") return true;
+  return gemm_config_ == "auto" && workload == "attention" && dtype != DType::f8e4m3;
+}
+
+const std::vector<AssayBackend>& assay_gemm_variants() {
+  static const std::vector<AssayBackend> v = [] {
+    std::vector<AssayBackend> r;
+    for (const auto& c : kernels::gemm_configs())
+      if (c != "auto") r.emplace_back(c);
+    return r;
+  }();
+  return v;
+}
+
+std::unique_ptr<Instance> make_assay_gemm_instance(const Problem& problem, const std::vector<HostTensor>& inputs,
+                                                   const std::string& gemm_config) {
+  return std::make_unique<AssayGemmInstance>(dynamic_cast<const GemmProblem&>(problem), inputs, gemm_config);
 }
 
 std::unique_ptr<Instance> AssayBackend::instantiate(const Problem& problem, const std::vector<HostTensor>& inputs) const {
   if (problem.workload() == "attention") return make_assay_attention_instance(problem, inputs);
-  return make_assay_gemm_instance(problem, inputs);
+  return make_assay_gemm_instance(problem, inputs, gemm_config_);
 }
 
 }  // namespace assay

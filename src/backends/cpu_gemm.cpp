@@ -37,19 +37,22 @@ namespace {
 class CpuGemmInstance final : public Instance {
  public:
   CpuGemmInstance(const GemmProblem& p, const std::vector<HostTensor>& inputs)
-      : p_(p), a_(to_floats(inputs.at(0))), b_(to_floats(inputs.at(1))),
+      : p_(p), a_(to_floats(inputs.at(0))), b_(p.b_k_by_n(inputs)), scale_(static_cast<float>(p.scale(inputs))),
         acc_(static_cast<std::size_t>(p.m() * p.n())), out_(p.output_like()) {}
   std::string variant() const override { return "blocked-16x256"; }
   void call(void*) override {
     cpu_gemm_f32(p_.m(), p_.n(), p_.k(), a_.data(), b_.data(), acc_.data());
-    for (std::size_t i = 0; i < acc_.size(); ++i) store_from_float(out_.dtype, out_.data.data(), i, acc_[i]);
+    for (std::size_t i = 0; i < acc_.size(); ++i)
+      store_from_float(out_.dtype, out_.data.data(), i, acc_[i] * scale_);
   }
   void poison_output() override { std::memset(out_.data.data(), 0xff, out_.data.size()); }
   HostTensor read_output() override { return out_; }
 
  private:
   GemmProblem p_;
-  std::vector<float> a_, b_, acc_;
+  std::vector<float> a_, b_;
+  float scale_;
+  std::vector<float> acc_;
   HostTensor out_;
 };
 

@@ -55,6 +55,7 @@ inline cudaDataType_t cuda_type(DType t) {
     case DType::f32: return CUDA_R_32F;
     case DType::f16: return CUDA_R_16F;
     case DType::bf16: return CUDA_R_16BF;
+    case DType::f8e4m3: return CUDA_R_8F_E4M3;
   }
   return CUDA_R_32F;
 }

@@ -7,6 +7,7 @@
 #include "backends/cublas_gemm.hpp"
 #else
 #include "backends/unbuilt_backend.hpp"
+#include "kernels/gemm/gemm_configs.hpp"
 #endif
 
 namespace assay {
@@ -30,13 +31,29 @@ std::vector<const Backend*> all_backends() {
   static const AssayBackend assay_kernels;
   static const CublasGemmBackend cublas;
   static const CublasLtMlpBackend cublaslt;
-  static const auto all = with_external({&assay_kernels, &cublas, &cublaslt, &cpu});
+  static const auto all = [&] {
+    std::vector<const Backend*> v = {&assay_kernels, &cublas, &cublaslt, &cpu};
+    for (const auto& b : assay_gemm_variants()) v.push_back(&b);
+    return with_external(v);
+  }();
   return all;
 #else
   static const UnbuiltBackend assay_kernels("assay", "assay's own CUDA kernels (not built)", {"gemm", "attention"});
   static const UnbuiltBackend cublas("cublas", "cuBLAS cublasGemmEx (not built)", {"gemm"});
   static const UnbuiltBackend cublaslt("cublaslt", "cuBLASLt MLP with fused epilogues (not built)", {"mlp"});
-  static const auto all = with_external({&assay_kernels, &cublas, &cublaslt, &cpu});
+  static const std::vector<UnbuiltBackend> variants = [] {
+    std::vector<UnbuiltBackend> v;
+    for (std::string_view c : kernels::kGemmConfigNames)
+      if (c != "auto")
+        v.emplace_back("assay@" + std::string(c), "assay's GEMM pinned to " + std::string(c) + " (not built)",
+                       std::vector<std::string>{"gemm"});
+    return v;
+  }();
+  static const auto all = [&] {
+    std::vector<const Backend*> v = {&assay_kernels, &cublas, &cublaslt, &cpu};
+    for (const auto& b : variants) v.push_back(&b);
+    return with_external(v);
+  }();
   return all;
 #endif
 }

@@ -1,6 +1,7 @@
 // Peak rates from FLOP per clock per SM (NVIDIA architecture whitepapers) times the max SM
 // clock read from the device. NVIDIA's datasheets quote the tensor peaks at the boost clock
-// (H100 SXM: 989 TFLOP/s dense fp16 at 1830 MHz); we use the device's own max clock and say so.
+// (H100 SXM: 989 TFLOP/s dense fp16 and 1979 dense fp8 at 1830 MHz); we use the device's own
+// max clock and say so.
 #include <cstdlib>
 #include <string>
 
@@ -17,6 +18,8 @@ double peak_tflops(const DeviceRecord& d, const std::string& dtype, std::string*
     per_sm = cc == "8.0" ? 128 : cc == "8.6" || cc == "8.9" || cc == "9.0" ? 256 : 0;
   } else if (dtype == "f16" || dtype == "bf16") {
     per_sm = cc == "9.0" ? 4096 : cc == "8.0" ? 2048 : 0;  // H100 / A100 tensor cores
+  } else if (dtype == "f8e4m3") {
+    per_sm = cc == "9.0" ? 8192 : 0;  // H100: twice its bf16 rate; A100 has no fp8
   }
   if (per_sm == 0) return 0;
   if (source)

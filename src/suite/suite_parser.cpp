@@ -231,7 +231,7 @@ class Parser {
     const auto& dtype_node = need("dtype");
     for (const auto& d : strings_of(dtype_node, field + ".dtype")) {
       const auto t = parse_dtype(d);
-      if (!t) fail(dtype_node, field + ".dtype", "unknown dtype '" + d + "' (f32, f16, bf16)");
+      if (!t) fail(dtype_node, field + ".dtype", "unknown dtype '" + d + "' (f32, f16, bf16, f8e4m3)");
       const std::string name(dtype_name(*t));
       if (std::find(b.dtypes.begin(), b.dtypes.end(), name) != b.dtypes.end())
         fail(dtype_node, field + ".dtype", "lists " + name + " twice");

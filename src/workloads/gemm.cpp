@@ -49,25 +49,64 @@ double GemmProblem::flops() const { return 2.0 * m_ * n_ * k_; }
 
 double GemmProblem::min_bytes() const {
   return static_cast<double>(dtype_size(dtype_)) *
-         (static_cast<double>(m_) * k_ + static_cast<double>(k_) * n_ + static_cast<double>(m_) * n_);
+             (static_cast<double>(m_) * k_ + static_cast<double>(k_) * n_) +
+         static_cast<double>(dtype_size(output_dtype())) * static_cast<double>(m_) * n_;
 }
 
-std::uint64_t GemmProblem::device_bytes() const { return static_cast<std::uint64_t>(min_bytes()); }
+std::uint64_t GemmProblem::device_bytes() const {
+  const std::uint64_t scales = dtype_ == DType::f8e4m3 ? 2 * sizeof(float) : 0;
+  return static_cast<std::uint64_t>(min_bytes()) + scales;
+}
+
+std::vector<std::string> GemmProblem::input_names() const {
+  if (dtype_ == DType::f8e4m3) return {"A", "B", "scale_a", "scale_b"};
+  return {"A", "B"};
+}
 
 std::vector<HostTensor> GemmProblem::make_inputs(std::uint64_t seed) const {
+  const bool fp8 = dtype_ == DType::f8e4m3;
   HostTensor a = HostTensor::zeros(dtype_, {m_, k_});
-  HostTensor b = HostTensor::zeros(dtype_, {k_, n_});
-  fill_uniform(a, seed * 2 + 1);
-  fill_uniform(b, seed * 2 + 2);
-  return {std::move(a), std::move(b)};
+  HostTensor b = fp8 ? HostTensor::zeros(dtype_, {n_, k_}) : HostTensor::zeros(dtype_, {k_, n_});
+  // fp8 values reach into [1, 2) too, the binade where e4m3 steps by 0.125.
+  const double range = fp8 ? 2.0 : 1.0;
+  fill_uniform(a, seed * 2 + 1, range);
+  fill_uniform(b, seed * 2 + 2, range);
+  if (!fp8) return {std::move(a), std::move(b)};
+  // Scales in disjoint bands of [0.5, 1.5) that hold no power of two, so that a kernel that
+  // ignores one scale, or both, or applies one twice is off by at least 6% and fails the check.
+  auto draw_scale = [](std::uint64_t state, double lo) {
+    HostTensor t = HostTensor::zeros(DType::f32, {1});
+    const double u = static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;  // [0, 1)
+    store_from_float(DType::f32, t.data.data(), 0, static_cast<float>(lo + 0.15 * u));
+    return t;
+  };
+  return {std::move(a), std::move(b), draw_scale(seed * 2 + 3, 0.55), draw_scale(seed * 2 + 4, 0.75)};
 }
 
-HostTensor GemmProblem::output_like() const { return HostTensor::zeros(dtype_, {m_, n_}); }
+HostTensor GemmProblem::output_like() const { return HostTensor::zeros(output_dtype(), {m_, n_}); }
+
+std::vector<float> GemmProblem::b_k_by_n(const std::vector<HostTensor>& inputs) const {
+  std::vector<float> b = to_floats(inputs.at(1));
+  if (dtype_ != DType::f8e4m3) return b;
+  std::vector<float> t(b.size());
+  parallel_for(static_cast<std::size_t>(k_), [&](std::size_t pb, std::size_t pe) {
+    for (std::size_t p = pb; p < pe; ++p)
+      for (std::int64_t j = 0; j < n_; ++j) t[p * n_ + j] = b[j * k_ + p];
+  });
+  return t;
+}
+
+double GemmProblem::scale(const std::vector<HostTensor>& inputs) const {
+  if (dtype_ != DType::f8e4m3) return 1.0;
+  return load_as_double(DType::f32, inputs.at(2).data.data(), 0) *
+         load_as_double(DType::f32, inputs.at(3).data.data(), 0);
+}
 
 Reference GemmProblem::reference(const std::vector<HostTensor>& inputs, std::int64_t sampled_rows) const {
   const std::vector<std::int64_t> rows = pick_rows(m_, sampled_rows);
   const std::vector<float> a = to_floats(inputs.at(0));
-  const std::vector<float> b = to_floats(inputs.at(1));
+  const std::vector<float> b = b_k_by_n(inputs);
+  const double s = scale(inputs);
   Reference ref;
   ref.oracle = rows.size() == static_cast<std::size_t>(m_) ? "fp64-cpu" : "fp64-cpu-sampled-rows";
   ref.index.resize(rows.size() * n_);
@@ -84,7 +123,7 @@ Reference GemmProblem::reference(const std::vector<HostTensor>& inputs, std::int
       }
       for (std::int64_t j = 0; j < n_; ++j) {
         ref.index[r * n_ + j] = static_cast<std::size_t>(i * n_ + j);
-        ref.value[r * n_ + j] = acc[j];
+        ref.value[r * n_ + j] = acc[j] * s;
       }
     }
   });
@@ -96,8 +135,10 @@ std::unique_ptr<Problem> GemmWorkload::make(const Params& params, DType dtype) c
   const std::int64_t m = require_param(params, "gemm", "m", 1, 2147483647);
   const std::int64_t n = require_param(params, "gemm", "n", 1, 2147483647);
   const std::int64_t k = require_param(params, "gemm", "k", 1, 2147483647);
-  checked_bytes("gemm", {{m, k}, {k, n}, {m, n}}, dtype);
-  return std::make_unique<GemmProblem>(m, n, k, dtype);
+  auto problem = std::make_unique<GemmProblem>(m, n, k, dtype);
+  checked_bytes("gemm", {{m, k}, {k, n}}, dtype);
+  checked_bytes("gemm", {{m, n}}, problem->output_dtype());
+  return problem;
 }
 
 }  // namespace assay

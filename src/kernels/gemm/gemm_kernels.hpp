@@ -1,23 +1,47 @@
 #pragma once
-// The GEMM kernels that assay owns, behind one launch function: f16/bf16 run the mma.sync
-// tensor-core kernel (mma_sync_gemm.cu), f32 the FFMA SIMT kernel (simt_gemm_f32.cu).
+// The GEMM kernels that assay owns, behind one launch function (gemm_dispatch.cpp):
+//   f16 / bf16   the Hopper kernel (wgmma + TMA, hopper/) on compute capability 9.0 when the
+//                operands are 16-byte addressable, else the mma.sync kernel (sm_80+, any shape)
+//   f8e4m3       the Hopper kernel when addressable, else an fp32 CUDA-core fallback
+//   f32          the FFMA SIMT kernel
 #include <cuda_runtime.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace assay::kernels {
 
-enum class GemmDtype { f32, f16, bf16 };
+enum class GemmDtype { f32, f16, bf16, f8e4m3 };
 
-// C[m,n] = A[m,k] * B[k,n]; all row-major, densely packed (lda=k, ldb=n, ldc=n).
-// fp32 accumulation; C is written in the input type (round to nearest even).
-// Correct for every m, n, k >= 1 (any alignment of rows); returns the launch error
-// (cudaErrorInvalidValue for a size below 1, without launching; the launch's own error past
-// m = 8,388,480, the grid.y limit of 65535 row tiles).
-cudaError_t launch_gemm(GemmDtype dtype, int m, int n, int k, const void* a, const void* b,
-                        void* c, cudaStream_t stream);
+// f32/f16/bf16: C[m,n] = A[m,k] * B[k,n], all row-major and dense, C in the input type.
+// f8e4m3:       C[m,n] = scale_a * scale_b * A[m,k] * B[n,k]^T (B stored n x k), C bf16.
+// fp32 accumulation, C rounded to nearest even. Every m, n, k >= 1 is valid.
+struct GemmCall {
+  GemmDtype dtype = GemmDtype::f16;
+  int m = 0, n = 0, k = 0;
+  const void* a = nullptr;
+  const void* b = nullptr;
+  void* c = nullptr;
+  const float* scale_a = nullptr;  // f8e4m3: device pointers to the per-tensor scales
+  const float* scale_b = nullptr;
+};
 
-// A short name of the kernel configuration chosen for this shape, e.g.
-// "mma16816_128x128x32_s3_aligned"; the same choice launch_gemm makes for these arguments.
-const char* gemm_config_name(GemmDtype dtype, int m, int n, int k, const void* a, const void* b,
-                             const void* c);
+// Configurations a caller may pin (gemm_configs.hpp): "auto" (the shape heuristic),
+// "wgmma_128x{256,192,128,64}" (Hopper kernel, tile 128 x N; "_c2": in CTA pairs), 
+// "mma_sync" (f16/bf16), "simt" (f32, f8e4m3).
+const std::vector<std::string>& gemm_configs();
+
+struct GemmPlan {
+  std::string name;         // the kernel and its tiling, e.g. "wgmma_128x256x64_s4"; empty if unavailable
+  std::string unavailable;  // why `config` cannot run this call (device, alignment, dtype)
+};
+
+// What launch_gemm(call, config) runs, without launching. Reads the current device.
+GemmPlan plan_gemm(const GemmCall& call, std::string_view config = "auto");
+
+// Launches on `stream`. cudaErrorInvalidValue for sizes below 1, an unknown config, or a
+// pinned config that cannot run this call (plan_gemm says why); otherwise the launch's error.
+cudaError_t launch_gemm(const GemmCall& call, cudaStream_t stream, std::string_view config = "auto");
 
 }  // namespace assay::kernels

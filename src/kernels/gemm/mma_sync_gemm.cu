@@ -1,5 +1,5 @@
 // Tensor-core GEMM for f16 and bf16 with mma.sync (sm_80 and newer; on sm_90 this is the
-// Ampere-style path: no wgmma, no TMA). Also the launch_gemm dispatcher for all dtypes.
+// Ampere-style path, which gemm_dispatch.cpp uses there only for operands TMA cannot address).
 //
 // C[m,n] = A[m,k] * B[k,n], row-major, fp32 accumulators, C rounded to nearest even.
 //
@@ -31,8 +31,6 @@
 // - generic: any shape and alignment. Elements are loaded one by one with bounds checks (zero
 //   outside) into registers before the k-tile's math and stored to shared memory after it, so
 //   the global latency still overlaps the mma work; C is written element by element.
-#include "kernels/gemm/gemm_kernels.hpp"
-
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -40,14 +38,9 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace assay::kernels {
+#include "kernels/gemm/gemm_detail.hpp"
 
-namespace detail {
-// The fp32 SIMT kernel, defined in simt_gemm_f32.cu.
-cudaError_t launch_simt_gemm_f32(int m, int n, int k, const float* a, const float* b, float* c,
-                                 cudaStream_t stream);
-const char* simt_gemm_f32_config_name(int n, int k, const void* a, const void* b, const void* c);
-}  // namespace detail
+namespace assay::kernels::detail {
 
 namespace {
 
@@ -399,27 +392,14 @@ cudaError_t launch_mma_sync_gemm(int m, int n, int k, const void* a, const void*
 
 }  // namespace
 
-cudaError_t launch_gemm(GemmDtype dtype, int m, int n, int k, const void* a, const void* b,
-                        void* c, cudaStream_t stream) {
-  if (m < 1 || n < 1 || k < 1) return cudaErrorInvalidValue;
-  switch (dtype) {
-    case GemmDtype::f32:
-      return detail::launch_simt_gemm_f32(m, n, k, static_cast<const float*>(a),
-                                          static_cast<const float*>(b), static_cast<float*>(c),
-                                          stream);
-    case GemmDtype::f16:
-      return launch_mma_sync_gemm<__half>(m, n, k, a, b, c, stream);
-    case GemmDtype::bf16:
-      return launch_mma_sync_gemm<__nv_bfloat16>(m, n, k, a, b, c, stream);
-  }
-  return cudaErrorInvalidValue;
+cudaError_t launch_mma_sync_gemm(bool bf16, int m, int n, int k, const void* a, const void* b, void* c,
+                                 cudaStream_t stream) {
+  return bf16 ? launch_mma_sync_gemm<__nv_bfloat16>(m, n, k, a, b, c, stream)
+              : launch_mma_sync_gemm<__half>(m, n, k, a, b, c, stream);
 }
 
-const char* gemm_config_name(GemmDtype dtype, int m, int n, int k, const void* a, const void* b,
-                             const void* c) {
-  if (m < 1 || n < 1 || k < 1) return "invalid_shape";
-  if (dtype == GemmDtype::f32) return detail::simt_gemm_f32_config_name(n, k, a, b, c);
+const char* mma_sync_config_name(int n, int k, const void* a, const void* b, const void* c) {
   return mma_path_aligned(n, k, a, b, c) ? kAlignedName : kGenericName;
 }
 
-}  // namespace assay::kernels
+}  // namespace assay::kernels::detail

@@ -20,7 +20,7 @@
 // - Vector (float4) global loads and C stores when k % 4 == 0, n % 4 == 0 and A, B, C are
 //   16-byte aligned, decided per launch but inside the one kernel; otherwise element loads with
 //   bounds checks. Outside the matrix everything is zero, so edge tiles need no other care.
-#include "kernels/gemm/gemm_kernels.hpp"
+#include "kernels/gemm/gemm_detail.hpp"
 
 #include <cstddef>
 #include <cstdint>

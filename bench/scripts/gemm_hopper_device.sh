@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# One device call for the Hopper GEMM work (issue 5): SASS and register facts, the GPU tests,
+# then the suites named on the command line. Full logs under $OUT; a short table last.
+#   bench/scripts/gemm_hopper_device.sh [tests] [sweep] [protocol] [protocol3]
+set -u
+OUT=${OUT:-/tmp/out}
+BIN=build/release/bin
+mkdir -p "$OUT"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv \
+  > "$OUT/gpu.txt" 2>&1
+summary=()
+
+# SASS: the Hopper kernels must issue HGMMA (fp16/bf16) and QGMMA (fp8); no local memory.
+cuobjdump -sass "$BIN/assay" > "$OUT/assay.sass" 2>/dev/null
+summary+=("sass: HGMMA=$(grep -c HGMMA "$OUT/assay.sass") QGMMA=$(grep -c QGMMA "$OUT/assay.sass") \
+UTMALDG=$(grep -c UTMALDG "$OUT/assay.sass") LDL/STL-in-hopper=$(awk '/Function : .*hopper_gemm_kernel/{h=1} /Function : /&&!/hopper_gemm_kernel/{h=0} h&&/LDL|STL/' "$OUT/assay.sass" | wc -l)")
+cuobjdump -res-usage "$BIN/assay" 2>/dev/null | grep -A1 hopper_gemm_kernel > "$OUT/res_usage.txt"
+
+for step in "$@"; do
+  case "$step" in
+    tests)
+      timeout 400 "$BIN/assay_gpu_tests" --gtest_brief=1 > "$OUT/gpu_tests.txt" 2>&1
+      summary+=("assay_gpu_tests rc=$? $(grep -E '^\[  (PASSED|FAILED)|tests? ran' "$OUT/gpu_tests.txt" | tr '\n' ' ')")
+      ;;
+    swaptest)  # the MN-major descriptor with LBO/SBO exchanged (debug of the B layout)
+      ASSAY_HOPPER_SWAP_B_OFFSETS=1 timeout 120 "$BIN/assay_gpu_tests" --gtest_brief=1 \
+        --gtest_filter='Configs/PinnedConfigs.*f16*:Configs/PinnedConfigs.*bf16*' > "$OUT/swap_tests.txt" 2>&1
+      summary+=("swapped-offsets tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$OUT/swap_tests.txt" | tr '\n' ' ')")
+      ;;
+    sweep)
+      timeout 560 "$BIN/assay" run suites/gemm-hopper-sweep.toml --out "$OUT/results" --no-history > "$OUT/sweep.txt" 2>&1
+      summary+=("sweep rc=$?")
+      ;;
+    protocol)
+      timeout 560 "$BIN/assay" run suites/gemm-hopper.toml --out "$OUT/results" --no-history > "$OUT/protocol.txt" 2>&1
+      summary+=("protocol rc=$?")
+      ;;
+    protocol3)
+      timeout 590 "$BIN/assay" run suites/gemm-hopper.toml --repeat 3 --out "$OUT/results" --no-history \
+        > "$OUT/protocol3.txt" 2>&1
+      summary+=("protocol x3 rc=$?")
+      ;;
+  esac
+done
+cat "$OUT/gpu.txt"
+for f in sweep protocol protocol3; do [ -f "$OUT/$f.txt" ] && tail -n 45 "$OUT/$f.txt"; done
+printf '%s\n' "${summary[@]}"

@@ -1,0 +1,162 @@
+// launch_gemm: picks a kernel and a tiling for each call (see gemm_kernels.hpp).
+#include <cuda_runtime.h>
+
+#include "kernels/gemm/gemm_configs.hpp"
+#include "kernels/gemm/gemm_detail.hpp"
+#include "kernels/gemm/gemm_kernels.hpp"
+#include "kernels/gemm/hopper/hopper_gemm.hpp"
+#include "kernels/gemm/hopper/tensor_maps.hpp"
+
+namespace assay::kernels {
+
+namespace {
+
+enum class Kind { hopper, mma_sync, simt, none };
+
+struct Choice {
+  Kind kind = Kind::none;
+  int tile_n = 0;
+  int cluster = 1;
+  std::string unavailable;
+};
+
+hopper::Elem hopper_elem(GemmDtype t) {
+  return t == GemmDtype::f16 ? hopper::Elem::f16 : t == GemmDtype::bf16 ? hopper::Elem::bf16 : hopper::Elem::e4m3;
+}
+
+const hopper::DeviceFacts& current_facts() {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) device = -1;
+  return hopper::device_facts(device);
+}
+
+// Why the Hopper kernel cannot take this call, or "" when it can.
+std::string hopper_refusal(const GemmCall& call) {
+  if (call.dtype == GemmDtype::f32) return "the Hopper kernel has no f32 path";
+  if (!current_facts().hopper) return "the Hopper kernel needs compute capability 9.0";
+  if (!hopper::eligible(hopper_elem(call.dtype), call.m, call.n, call.k, call.a, call.b, call.c))
+    return call.dtype == GemmDtype::f8e4m3
+               ? "the Hopper kernel needs k % 16 == 0, n % 8 == 0 and 16-byte aligned A, B, C"
+               : "the Hopper kernel needs k % 8 == 0, n % 8 == 0 and 16-byte aligned A, B, C";
+  return {};
+}
+
+// Relative throughput per output column of a tile width, fitted to the bf16 sweep at 4096^3
+// and 8192^3 (bench/notes/gemm.md, v1): 192 matches 256 (its fifth stage makes up for the
+// narrower tile), 128 reaches 0.84 of it, 64 about 0.55.
+double tile_efficiency(int tile_n) {
+  return tile_n == 256 ? 1.0 : tile_n == 192 ? 1.0 : tile_n == 128 ? 0.84 : 0.55;
+}
+
+// The tile width with the least predicted time: whole waves of tiles over the SMs (a
+// persistent CTA takes its tiles one after another) times the time of one tile. Clusters
+// (the _c2 configurations) are never chosen: they measured slower (bench/notes/gemm.md).
+int choose_tile_n(hopper::Elem elem, int m, int n, int sms) {
+  int best = 256;
+  double best_cost = 0;
+  for (int w : hopper::kTileWidths) {
+    if (!hopper::builds(elem, w)) continue;
+    const long long tiles = static_cast<long long>((m + hopper::kTileM - 1) / hopper::kTileM) * ((n + w - 1) / w);
+    const long long waves = (tiles + sms - 1) / sms;
+    const double cost = static_cast<double>(waves) * w / tile_efficiency(w);
+    if (best_cost == 0 || cost < best_cost) {
+      best = w;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
+Choice choose(const GemmCall& call, std::string_view config) {
+  Choice c;
+  if (call.m < 1 || call.n < 1 || call.k < 1) {
+    c.unavailable = "m, n and k must be at least 1";
+    return c;
+  }
+  const bool tensor16 = call.dtype == GemmDtype::f16 || call.dtype == GemmDtype::bf16;
+  if (config == "auto") {
+    if (call.dtype != GemmDtype::f32 && hopper_refusal(call).empty()) {
+      c.kind = Kind::hopper;
+      c.tile_n = choose_tile_n(hopper_elem(call.dtype), call.m, call.n, current_facts().sms);
+    } else {
+      c.kind = tensor16 ? Kind::mma_sync : Kind::simt;
+    }
+    return c;
+  }
+  for (int w : hopper::kTileWidths) {
+    const std::string base = "wgmma_128x" + std::to_string(w);
+    if (config != base && config != base + "_c2") continue;
+    c.cluster = config == base ? 1 : 2;
+    c.unavailable = hopper_refusal(call);
+    if (c.unavailable.empty() && !hopper::builds(hopper_elem(call.dtype), w))
+      c.unavailable = "the fp8 kernel has no 256-wide tile (its two accumulator sets would not fit in registers)";
+    if (c.unavailable.empty()) {
+      c.kind = Kind::hopper;
+      c.tile_n = w;
+    }
+    return c;
+  }
+  if (config == "mma_sync") {
+    if (tensor16) c.kind = Kind::mma_sync;
+    else c.unavailable = "mma_sync is the f16/bf16 kernel";
+    return c;
+  }
+  if (config == "simt") {
+    if (!tensor16) c.kind = Kind::simt;
+    else c.unavailable = "simt is the f32/f8e4m3 kernel";
+    return c;
+  }
+  c.unavailable = "unknown GEMM configuration '" + std::string(config) + "'";
+  return c;
+}
+
+}  // namespace
+
+const std::vector<std::string>& gemm_configs() {
+  static const std::vector<std::string> v(kGemmConfigNames.begin(), kGemmConfigNames.end());
+  return v;
+}
+
+GemmPlan plan_gemm(const GemmCall& call, std::string_view config) {
+  const Choice c = choose(call, config);
+  GemmPlan p;
+  p.unavailable = c.unavailable;
+  switch (c.kind) {
+    case Kind::hopper: {
+      const int bk = call.dtype == GemmDtype::f8e4m3 ? 128 : 64;
+      p.name = "wgmma_128x" + std::to_string(c.tile_n) + "x" + std::to_string(bk) + "_s" +
+               std::to_string(hopper::stages(c.tile_n)) + (c.cluster == 2 ? "_c2" : "") + "_persistent";
+      break;
+    }
+    case Kind::mma_sync: p.name = detail::mma_sync_config_name(call.n, call.k, call.a, call.b, call.c); break;
+    case Kind::simt:
+      p.name = call.dtype == GemmDtype::f32 ? detail::simt_gemm_f32_config_name(call.n, call.k, call.a, call.b, call.c)
+                                            : "simt_e4m3_64x64x32";
+      break;
+    case Kind::none: break;
+  }
+  return p;
+}
+
+cudaError_t launch_gemm(const GemmCall& call, cudaStream_t stream, std::string_view config) {
+  const Choice c = choose(call, config);
+  switch (c.kind) {
+    case Kind::hopper:
+      return hopper::launch(hopper_elem(call.dtype), c.tile_n, c.cluster, call.m, call.n, call.k, call.a, call.b, call.c,
+                            call.scale_a, call.scale_b, stream);
+    case Kind::mma_sync:
+      return detail::launch_mma_sync_gemm(call.dtype == GemmDtype::bf16, call.m, call.n, call.k, call.a, call.b,
+                                          call.c, stream);
+    case Kind::simt:
+      if (call.dtype == GemmDtype::f32)
+        return detail::launch_simt_gemm_f32(call.m, call.n, call.k, static_cast<const float*>(call.a),
+                                            static_cast<const float*>(call.b), static_cast<float*>(call.c), stream);
+      if (call.scale_a == nullptr || call.scale_b == nullptr) return cudaErrorInvalidValue;
+      return detail::launch_f8_simt_gemm(call.m, call.n, call.k, call.a, call.b, call.c, call.scale_a, call.scale_b,
+                                         stream);
+    case Kind::none: break;
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace assay::kernels

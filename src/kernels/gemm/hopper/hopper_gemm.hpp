@@ -1,0 +1,37 @@
+#pragma once
+// assay's Hopper GEMM (sm_90a): TMA loads into a shared-memory ring completed on mbarriers,
+// wgmma with fp32 accumulators, one producer warp group and two consumer warp groups
+// (setmaxnreg), optionally 2-CTA clusters sharing the B tile by TMA multicast, a persistent grid
+// walking output tiles in grouped (L2-friendly) order.
+//
+//   f16 / bf16:  C[m,n] = A[m,k] * B[k,n]               A, B, C row-major, C in the input type
+//   e4m3:        C[m,n] = sa * sb * A[m,k] * B[n,k]^T   B stored n x k (K-major), C bf16
+//
+// Only for compute capability 9.0 and for operands the copy engine can address: 16-byte
+// aligned base pointers and row pitches (`eligible`). gemm_dispatch.cpp routes everything
+// else to the kernels that take any shape.
+#include <cuda_runtime.h>
+
+namespace assay::kernels::hopper {
+
+enum class Elem { f16, bf16, e4m3 };
+
+// Output tile widths built: 128 x {256, 192, 128, 64}; the tile height is 128 (two consumer
+// warp groups of 64 rows).
+constexpr int kTileM = 128;
+constexpr int kTileWidths[] = {256, 192, 128, 64};
+
+bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const void* c);
+
+// `tile_n` is one of kTileWidths, `cluster` 1 or 2 (CTA pairs multicasting B);
+// `scale_a`/`scale_b` are device pointers (e4m3 only).
+cudaError_t launch(Elem e, int tile_n, int cluster, int m, int n, int k, const void* a, const void* b, void* c,
+                   const float* scale_a, const float* scale_b, cudaStream_t stream);
+
+// Whether this dtype has this width (fp8 keeps a second accumulator set: 256 does not fit).
+bool builds(Elem e, int tile_n);
+
+// Pipeline depth of a tile width (shared-memory stages), for names and notes.
+int stages(int tile_n);
+
+}  // namespace assay::kernels::hopper
