@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call for the Hopper GEMM work (issue 5): SASS and register facts, the GPU tests,
 # then the suites named on the command line. Full logs under $OUT; a short table last.
-#   bench/scripts/gemm_hopper_device.sh [tests] [sweep] [protocol] [protocol3]
+#   bench/scripts/gemm_hopper_device.sh [tests] [clitests] [sweep] [protocol] [protocol3]
 set -u
 OUT=${OUT:-/tmp/out}
 BIN=build/release/bin
@@ -22,10 +22,9 @@ for step in "$@"; do
       timeout 400 "$BIN/assay_gpu_tests" --gtest_brief=1 > "$OUT/gpu_tests.txt" 2>&1
       summary+=("assay_gpu_tests rc=$? $(grep -E '^\[  (PASSED|FAILED)|tests? ran' "$OUT/gpu_tests.txt" | tr '\n' ' ')")
       ;;
-    swaptest)  # the MN-major descriptor with LBO/SBO exchanged (debug of the B layout)
-      ASSAY_HOPPER_SWAP_B_OFFSETS=1 timeout 120 "$BIN/assay_gpu_tests" --gtest_brief=1 \
-        --gtest_filter='Configs/PinnedConfigs.*f16*:Configs/PinnedConfigs.*bf16*' > "$OUT/swap_tests.txt" 2>&1
-      summary+=("swapped-offsets tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$OUT/swap_tests.txt" | tr '\n' ' ')")
+    clitests)
+      timeout 300 "$BIN/assay_cli_tests" --gtest_brief=1 > "$OUT/cli_tests.txt" 2>&1
+      summary+=("assay_cli_tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$OUT/cli_tests.txt" | tr '\n' ' ')")
       ;;
     sweep)
       timeout 560 "$BIN/assay" run suites/gemm-hopper-sweep.toml --out "$OUT/results" --no-history > "$OUT/sweep.txt" 2>&1
