@@ -41,6 +41,8 @@ for step in "$@"; do
       ;;
   esac
 done
+# The device tool returns at most 8 files: results travel as one archive.
+[ -d "$OUT/results" ] && tar czf "$OUT/results.tgz" -C "$OUT" results && rm -rf "$OUT/results"
 cat "$OUT/gpu.txt"
 for f in sweep protocol protocol3; do [ -f "$OUT/$f.txt" ] && tail -n 45 "$OUT/$f.txt"; done
 printf '%s\n' "${summary[@]}"
