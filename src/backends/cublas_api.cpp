@@ -69,6 +69,25 @@ void check(cublasStatus_t s, const char* what) {
     throw InternalError(std::string("cuBLAS ") + what + " failed with status " + std::to_string(s));
 }
 
+cublasStatus_t lt_first_algorithm(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t a,
+                                  cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t c, std::uint64_t workspace_bytes,
+                                  cublasLtMatmulHeuristicResult_t& result, int& found) {
+  const auto& lt = lt_api();
+  cublasLtMatmulPreference_t pref = nullptr;
+  check(lt.pref_create(&pref), "cublasLtMatmulPreferenceCreate");
+  const std::uint32_t reduction = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+  cublasStatus_t st = lt.pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
+                                  sizeof workspace_bytes);
+  if (st == CUBLAS_STATUS_SUCCESS)
+    st = lt.pref_set(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reduction, sizeof reduction);
+  found = 0;
+  const cublasStatus_t heur = st == CUBLAS_STATUS_SUCCESS ? lt.heuristic(handle, desc, a, b, c, c, pref, 1, &result, &found)
+                                                          : st;
+  lt.pref_destroy(pref);
+  check(st, "cublasLtMatmulPreferenceSetAttribute");
+  return heur;
+}
+
 cublasMath_t strict_math() {
   return static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
 }

@@ -4,6 +4,7 @@
 #include <cublasLt.h>
 #include <cublas_v2.h>
 
+#include <cstdint>
 #include <string>
 
 #include "core/dtype.hpp"
@@ -59,6 +60,14 @@ inline cudaDataType_t cuda_type(DType t) {
   }
   return CUDA_R_32F;
 }
+
+// The first cuBLASLt algorithm for these descriptors (C and D share layout c) under the
+// baselines' precision policy: at most `workspace_bytes` of workspace, split-K partial sums
+// only in the fp32 compute type, never in a 16-bit output type. Returns the heuristic's
+// status (preference set-up failures throw); `found` is 0 when no algorithm applies.
+cublasStatus_t lt_first_algorithm(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t a,
+                                  cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t c, std::uint64_t workspace_bytes,
+                                  cublasLtMatmulHeuristicResult_t& result, int& found);
 
 // CUBLAS_DEFAULT_MATH with reduced-precision split-K reduction disallowed: the precision
 // policy of every cuBLAS baseline (TF32 stays off with CUBLAS_COMPUTE_32F).

@@ -96,21 +96,14 @@ class CublasLtFp8GemmInstance final : public GpuInstance {
     check(lt.desc_set(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa), "transa");
     check(lt.desc_set(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof transb), "transb");
     // The precision policy of every baseline: fp8 products promoted to fp32 periodically
-    // (no fast accumulation) and split-K partial sums in fp32, never in the bf16 output type.
+    // (no fast accumulation); split-K in fp32 comes with lt_first_algorithm.
     const std::int8_t fast_accum = 0;
     check(lt.desc_set(desc_, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast_accum, sizeof fast_accum), "fast accum");
     check(lt.layout_create(&la_, in_t, k, n, static_cast<std::int64_t>(k)), "layout A");
     check(lt.layout_create(&lb_, in_t, k, m, static_cast<std::int64_t>(k)), "layout B");
     check(lt.layout_create(&lc_, out_t, n, m, static_cast<std::int64_t>(n)), "layout C");
-    cublasLtMatmulPreference_t pref = nullptr;
-    check(lt.pref_create(&pref), "preference");
-    const std::uint64_t ws = kLtWorkspaceBytes;
-    check(lt.pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws), "workspace");
-    const std::uint32_t reduction = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
-    check(lt.pref_set(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reduction, sizeof reduction), "reduction");
     int found = 0;
-    const auto st = lt.heuristic(handle_, desc_, la_, lb_, lc_, lc_, pref, 1, &heuristic_, &found);
-    lt.pref_destroy(pref);
+    const auto st = cublas::lt_first_algorithm(handle_, desc_, la_, lb_, lc_, kLtWorkspaceBytes, heuristic_, found);
     if (st == CUBLAS_STATUS_NOT_SUPPORTED || (st == CUBLAS_STATUS_SUCCESS && found == 0))
       throw SkipError("cuBLASLt has no fp8 e4m3 algorithm for " + problem_.shape_string() +
                       " here (fp8 wants sm_89 or newer, k % 16 == 0 and n % 8 == 0: 16-byte aligned rows)");

@@ -27,17 +27,9 @@ class LtMatmul {
     check(a.layout_create(&la_, t, m, k, m), "layout A");
     check(a.layout_create(&lb_, t, k, n, k), "layout B");
     check(a.layout_create(&lc_, t, m, n, m), "layout C");
-    cublasLtMatmulPreference_t pref = nullptr;
-    check(a.pref_create(&pref), "preference");
-    const std::uint64_t ws = kWorkspaceBytes;
-    check(a.pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws), "workspace");
-    // Split-K partial sums only in the fp32 compute type, never in the 16-bit output type.
-    const std::uint32_t reduction = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
-    check(a.pref_set(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reduction, sizeof reduction), "reduction");
     int found = 0;
-    const auto st = a.heuristic(lt_, desc_, la_, lb_, lc_, lc_, pref, 1, &heuristic_, &found);
-    a.pref_destroy(pref);
-    check(st, "cublasLtMatmulAlgoGetHeuristic");
+    check(cublas::lt_first_algorithm(lt_, desc_, la_, lb_, lc_, kWorkspaceBytes, heuristic_, found),
+          "cublasLtMatmulAlgoGetHeuristic");
     if (found == 0) throw InternalError("cuBLASLt found no algorithm for this mlp matmul");
   }
   ~LtMatmul() {

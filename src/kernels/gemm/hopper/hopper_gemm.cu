@@ -69,6 +69,19 @@ __device__ __forceinline__ void mma(float (&d)[N / 2], std::uint64_t da, std::ui
   else wgmma_e4m3<N>(d, da, db, acc);
 }
 
+// Position in the shared-memory ring: the stage, and the parity of its barriers' current phase.
+template <int S>
+struct Ring {
+  int stage = 0;
+  unsigned phase = 0;
+  __device__ __forceinline__ void advance() {
+    if (++stage == S) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+};
+
 __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int& tm, int& tn) {
   const int per_group = kGroupM * tiles_n;
   const int g = t / per_group;
@@ -128,43 +141,39 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (warp_group == 0) {
     regs_release<kProducerRegs>();
     if (tid == 0) {
-      int stage = 0;
-      unsigned phase = 0;
+      Ring<kStages> ring;
       for (int u = cluster; u < units; u += clusters) {
         int pm, tn;
         tile_coords(u, pairs_m, tiles_n, pm, tn);
         const int tm = C * pm + static_cast<int>(rank);  // past the last row: TMA reads zeros
         for (int kb = 0; kb < k_blocks; ++kb) {
-          mbar_wait(&empty[stage], phase ^ 1);
-          unsigned char* sa = smem + stage * T::kStageBytes;
+          mbar_wait(&empty[ring.stage], ring.phase ^ 1);
+          unsigned char* sa = smem + ring.stage * T::kStageBytes;
           unsigned char* sb = sa + T::kABytes;
           // Own A plus both halves of B (one from each CTA) land in this stage.
-          mbar_arrive_expect_tx(&full[stage], T::kStageBytes);
-          tma_load_2d(sa, &map_a, &full[stage], kb * T::kBK, tm * kTileM);
+          mbar_arrive_expect_tx(&full[ring.stage], T::kStageBytes);
+          tma_load_2d(sa, &map_a, &full[ring.stage], kb * T::kBK, tm * kTileM);
           if constexpr (C == 1) {
             if constexpr (Traits<E>::kBKMajor) {
-              tma_load_2d(sb, &map_b, &full[stage], kb * T::kBK, tn * BN);
+              tma_load_2d(sb, &map_b, &full[ring.stage], kb * T::kBK, tn * BN);
             } else {
 #pragma unroll
               for (int j = 0; j < BN / 64; ++j)
-                tma_load_2d(sb + j * T::kBK * kRowBytes, &map_b, &full[stage], tn * BN + j * 64, kb * T::kBK);
+                tma_load_2d(sb + j * T::kBK * kRowBytes, &map_b, &full[ring.stage], tn * BN + j * 64, kb * T::kBK);
             }
           } else if constexpr (Traits<E>::kBKMajor) {
             constexpr int kHalf = BN / 2;  // rows of B (n) per CTA
-            tma_load_2d_multicast(sb + rank * kHalf * kRowBytes, &map_b, &full[stage], kb * T::kBK,
+            tma_load_2d_multicast(sb + rank * kHalf * kRowBytes, &map_b, &full[ring.stage], kb * T::kBK,
                                   tn * BN + static_cast<int>(rank) * kHalf, 0x3);
           } else {
             // 64-column boxes (128 bytes of N each), dealt alternately to the two CTAs.
 #pragma unroll
             for (int j = 0; j < BN / 64; ++j)
               if (j % 2 == static_cast<int>(rank))
-                tma_load_2d_multicast(sb + j * T::kBK * kRowBytes, &map_b, &full[stage], tn * BN + j * 64,
+                tma_load_2d_multicast(sb + j * T::kBK * kRowBytes, &map_b, &full[ring.stage], tn * BN + j * 64,
                                       kb * T::kBK, 0x3);
           }
-          if (++stage == kStages) {
-            stage = 0;
-            phase ^= 1;
-          }
+          ring.advance();
         }
       }
     }
@@ -177,8 +186,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     float acc[BN / 2];
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
-    int stage = 0;
-    unsigned phase = 0;
+    Ring<kStages> ring;
     const int warp = tid / 32, lane = tid % 32;
     auto release = [&](int s) {
       if (tid == 0) {
@@ -217,33 +225,27 @@ __global__ void __launch_bounds__(kThreads, 1)
         // bench/notes/gemm.md.)
         float part[BN / 2];
         for (int kb = 0; kb < k_blocks; ++kb) {
-          mbar_wait(&full[stage], phase);
-          issue(part, stage, false);
+          mbar_wait(&full[ring.stage], ring.phase);
+          issue(part, ring.stage, false);
           wgmma_wait<0>();
           fence_registers(part);
-          release(stage);
+          release(ring.stage);
 #pragma unroll
           for (int i = 0; i < BN / 2; ++i) acc[i] = kb == 0 ? part[i] : acc[i] + part[i];
-          if (++stage == kStages) {
-            stage = 0;
-            phase ^= 1;
-          }
+          ring.advance();
         }
       } else {
         int prev_stage = 0;
         for (int kb = 0; kb < k_blocks; ++kb) {
-          mbar_wait(&full[stage], phase);
-          issue(acc, stage, kb > 0);
+          mbar_wait(&full[ring.stage], ring.phase);
+          issue(acc, ring.stage, kb > 0);
           // Keep one group in flight: the previous stage is free once its group has retired.
           if (kb > 0) {
             wgmma_wait<1>();
             release(prev_stage);
           }
-          prev_stage = stage;
-          if (++stage == kStages) {
-            stage = 0;
-            phase ^= 1;
-          }
+          prev_stage = ring.stage;
+          ring.advance();
         }
         wgmma_wait<0>();
         fence_registers(acc);
@@ -307,12 +309,12 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   const MapElem me = E == Elem::e4m3 ? MapElem::u8 : MapElem::u16;
   CUtensorMap map_a, map_b;
   // A: k contiguous, m rows; box BK x 128.
-  err = tensor_map(map_a, me, a, k, m, T::kBK, kTileM);
+  err = tensor_map(map_a, device, me, a, k, m, T::kBK, kTileM);
   if (err != cudaSuccess) return err;
   if constexpr (Traits<E>::kBKMajor)
-    err = tensor_map(map_b, me, b, k, n, T::kBK, BN / C);  // B: n x k, box BK x BN/C (one per CTA)
+    err = tensor_map(map_b, device, me, b, k, n, T::kBK, BN / C);  // B: n x k, box BK x BN/C (one per CTA)
   else
-    err = tensor_map(map_b, me, b, n, k, 64, T::kBK);      // B: k x n, box 64 x BK
+    err = tensor_map(map_b, device, me, b, n, k, 64, T::kBK);      // B: k x n, box 64 x BK
   if (err != cudaSuccess) return err;
   const int units = ((m + kTileM - 1) / kTileM + C - 1) / C * ((n + BN - 1) / BN);
   const int clusters = units < max_clusters[device] ? units : max_clusters[device];

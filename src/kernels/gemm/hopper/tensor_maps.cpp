@@ -61,10 +61,8 @@ const DeviceFacts& device_facts(int device) {
   return facts[device];
 }
 
-cudaError_t tensor_map(CUtensorMap& out, MapElem elem, const void* base, std::uint64_t cols,
+cudaError_t tensor_map(CUtensorMap& out, int device, MapElem elem, const void* base, std::uint64_t cols,
                        std::uint64_t rows, std::uint32_t box_cols, std::uint32_t box_rows) {
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return cudaErrorInvalidDevice;
   static MapCache cache;
   const MapKey key{elem, base, cols, rows, box_cols, box_rows, device};
   std::lock_guard<std::mutex> lock(cache.mu);
