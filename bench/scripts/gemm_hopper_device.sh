@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call for the Hopper GEMM work (issue 5): SASS and register facts, the GPU tests,
 # then the suites named on the command line. Full logs under $OUT; a short table last.
-#   bench/scripts/gemm_hopper_device.sh [tests] [clitests] [sweep] [protocol] [protocol3]
+#   bench/scripts/gemm_hopper_device.sh [tests] [clitests] [sweep] [profile] [protocol] [protocol3]
 set -u
 OUT=${OUT:-/tmp/out}
 BIN=build/release/bin
@@ -29,6 +29,34 @@ for step in "$@"; do
     sweep)
       timeout 560 "$BIN/assay" run suites/gemm-hopper-sweep.toml --out "$OUT/results" --no-history > "$OUT/sweep.txt" 2>&1
       summary+=("sweep rc=$?")
+      ;;
+    profile)
+      # Nsight Compute (every metric of the full set, raw page) on one launch per case id
+      # regex in $PROFILE_CASES (default: 4096^3 bf16 and fp8, assay and cuBLAS), after the
+      # 384^3 check and the warm-up launches. Reports go into the results archive.
+      mkdir -p "$OUT/results/ncu"
+      cases=${PROFILE_CASES:-"sweep/assay@wgmma_128x256/bf16/k=4096 sweep/cublas/bf16/k=4096 sweep8/assay/f8e4m3/k=4096 sweep8/cublas/f8e4m3/k=4096"}
+      for c in $cases; do
+        name=$(echo "$c" | tr '/@=,' '____')
+        kern='regex:hopper_gemm|mma_sync|simt'; case "$c" in *cublas*) kern='regex:nvjet|xmma|cutlass|sm90|gemm';; esac
+        timeout 240 ncu --set full --page raw --import-source no -k "$kern" -s 6 -c 1 \
+          "$BIN/assay" run suites/gemm-hopper-sweep.toml --filter "^$c" --mode hot --no-isolate --no-history \
+          --no-doctor --out "$OUT/ncu_scratch" > "$OUT/results/ncu/$name.txt" 2>&1
+        f="$OUT/results/ncu/$name.txt"
+        pick() { awk -v m="$1" '$1==m {print $NF; exit}' "$f"; }
+        summary+=("ncu $c: $(grep -oE '(nvjet|hopper_gemm_kernel|[a-z_]*gemm[a-z_0-9]*)[^ (]*' "$f" | head -1 | cut -c1-50) \
+us=$(pick gpu__time_duration.sum) grid=$(pick launch__grid_size) \
+sm_active%=$(pick sm__cycles_active.avg.pct_of_peak_sustained_elapsed) \
+tensor%=$(pick sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed) \
+l2%=$(pick lts__t_sectors.avg.pct_of_peak_sustained_elapsed) \
+stall(per issue) gmma=$(pick smsp__average_warps_issue_stalled_gmma_per_issue_active.ratio) \
+wait=$(pick smsp__average_warps_issue_stalled_wait_per_issue_active.ratio) \
+barrier=$(pick smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio) \
+longsb=$(pick smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio) \
+lgthr=$(pick smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio) \
+mio=$(pick smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio)")
+      done
+      rm -rf "$OUT/ncu_scratch"
       ;;
     protocol)
       timeout 560 "$BIN/assay" run suites/gemm-hopper.toml --out "$OUT/results" --no-history > "$OUT/protocol.txt" 2>&1

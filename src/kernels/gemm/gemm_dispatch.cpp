@@ -41,29 +41,43 @@ std::string hopper_refusal(const GemmCall& call) {
   return {};
 }
 
-// Relative throughput per output column of a tile width, fitted to the bf16 sweep at 4096^3
-// and 8192^3 (bench/notes/gemm.md, v1): 192 matches 256 (its fifth stage makes up for the
-// narrower tile), 128 reaches 0.84 of it, 64 about 0.55.
-double tile_efficiency(int tile_n) {
-  return tile_n == 256 ? 1.0 : tile_n == 192 ? 1.0 : tile_n == 128 ? 0.84 : 0.55;
+// Relative throughput per output column of a tile width, fitted to the sweeps at 4096^3 and
+// 8192^3 (bench/notes/gemm.md, v2). f16/bf16: 192 matches 256 (its fifth stage makes up for
+// the narrower tile), 128 reaches 0.84 of it, 64 about 0.55. fp8: 128 is the fastest (two
+// alternating partial sets fit in registers only up to 128 columns), 192 0.98, 64 0.68.
+double tile_efficiency(hopper::Elem elem, int tile_n) {
+  if (elem == hopper::Elem::e4m3) return tile_n == 192 ? 0.98 : tile_n == 128 ? 1.0 : 0.68;
+  return tile_n == 256 ? 1.0 : tile_n == 192 ? 0.99 : tile_n == 128 ? 0.84 : 0.55;
 }
 
+// Clusters of 2 (B multicast) pay off for fp8 once a CTA walks many tiles (8192^3: +4-5% in
+// two sweeps) and are even at 4096^3; for f16/bf16 two sweeps at 8192^3 disagreed (each
+// within the run-to-run spread there) and they cost 1-4% at one to four waves, so f16/bf16
+// stay on single CTAs (bench/notes/gemm.md, v3).
+constexpr long long kClusterMinWaves = 8;
+
 // The tile width with the least predicted time: whole waves of tiles over the SMs (a
-// persistent CTA takes its tiles one after another) times the time of one tile. Clusters
-// (the _c2 configurations) are never chosen: they measured slower (bench/notes/gemm.md).
-int choose_tile_n(hopper::Elem elem, int m, int n, int sms) {
-  int best = 256;
+// persistent CTA takes its tiles one after another) times the time of one tile.
+struct TileChoice {
+  int tile_n = 256;
+  int cluster = 1;
+};
+TileChoice choose_tile(hopper::Elem elem, int m, int n, int sms) {
+  TileChoice best;
   double best_cost = 0;
+  long long best_waves = 0;
   for (int w : hopper::kTileWidths) {
     if (!hopper::builds(elem, w)) continue;
     const long long tiles = static_cast<long long>((m + hopper::kTileM - 1) / hopper::kTileM) * ((n + w - 1) / w);
     const long long waves = (tiles + sms - 1) / sms;
-    const double cost = static_cast<double>(waves) * w / tile_efficiency(w);
+    const double cost = static_cast<double>(waves) * w / tile_efficiency(elem, w);
     if (best_cost == 0 || cost < best_cost) {
-      best = w;
+      best.tile_n = w;
       best_cost = cost;
+      best_waves = waves;
     }
   }
+  if (elem == hopper::Elem::e4m3 && best_waves >= kClusterMinWaves) best.cluster = 2;
   return best;
 }
 
@@ -77,7 +91,9 @@ Choice choose(const GemmCall& call, std::string_view config) {
   if (config == "auto") {
     if (call.dtype != GemmDtype::f32 && hopper_refusal(call).empty()) {
       c.kind = Kind::hopper;
-      c.tile_n = choose_tile_n(hopper_elem(call.dtype), call.m, call.n, current_facts().sms);
+      const TileChoice t = choose_tile(hopper_elem(call.dtype), call.m, call.n, current_facts().sms);
+      c.tile_n = t.tile_n;
+      c.cluster = t.cluster;
     } else {
       c.kind = tensor16 ? Kind::mma_sync : Kind::simt;
     }

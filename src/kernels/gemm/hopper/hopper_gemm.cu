@@ -49,7 +49,22 @@ struct Traits<Elem::e4m3> {
 template <Elem E>
 constexpr bool kPromote = E == Elem::e4m3;
 
+// Two alternating fp8 partial sets plus the fp32 accumulators: 3 x BN/2 registers, which
+// fits under the consumers' 232 up to 128 columns.
+template <int BN>
+constexpr bool kTwoPartials = BN <= 128;
+
+template <int R>
+__device__ __forceinline__ void add_partials(float (&acc)[R], const float (&part)[R], bool first) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) acc[i] = first ? part[i] : acc[i] + part[i];
+}
+
 constexpr int stages_for(int tile_n) { return tile_n == 256 ? 4 : tile_n == 192 ? 5 : tile_n == 128 ? 6 : 8; }
+
+constexpr int kSmemLimit = 227 * 1024;  // dynamic shared memory a block may opt into on sm_90
+constexpr int kOutCols = 64;            // the epilogue stores 64-column boxes (128 bytes of bf16/f16)
+constexpr int kOutBoxBytes = 64 * kOutCols * 2;  // one consumer's 64 rows of one box
 
 template <Elem E, int BN>
 struct Tile {
@@ -58,8 +73,14 @@ struct Tile {
   static constexpr int kABytes = kTileM * kRowBytes;
   static constexpr int kBBytes = BN * kRowBytes;
   static constexpr int kStageBytes = kABytes + kBBytes;
-  // Stages, the barriers, and slack to align the ring to 1024 bytes (the swizzle period).
-  static constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;
+  static constexpr int kRingBytes = kStages * kStageBytes;
+  // Output staging per consumer: two boxes (one filled while the TMA store reads the other)
+  // where they fit beside the ring, else one.
+  static constexpr int kFixedBytes = 2 * kStages * 8 + 1024;  // barriers, slack to align to 1024
+  static constexpr int kOutBuffers = kRingBytes + 2 * kConsumers * kOutBoxBytes + kFixedBytes <= kSmemLimit ? 2 : 1;
+  static constexpr int kOutBytes = kConsumers * kOutBuffers * kOutBoxBytes;
+  static constexpr int kSmemBytes = kRingBytes + kOutBytes + kFixedBytes;
+  static_assert(kSmemBytes <= kSmemLimit, "ring and output staging exceed shared memory");
 };
 
 template <Elem E, int N>
@@ -93,11 +114,47 @@ __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int
 }
 
 template <typename Out>
-__device__ __forceinline__ void store_pair(Out* p, float lo, float hi) {
-  if constexpr (std::is_same_v<Out, __half>)
-    *reinterpret_cast<__half2*>(p) = __floats2half2_rn(lo, hi);
-  else
-    *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(lo, hi);
+__device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
+  if constexpr (std::is_same_v<Out, __half>) {
+    const __half2 h = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<const std::uint32_t*>(&h);
+  } else {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const std::uint32_t*>(&h);
+  }
+}
+
+// One step of a 4 x 4 transpose across the 4 lanes of a quad: with the lane `mask` apart,
+// trade the words whose index differs from ours in that bit (w[a] <-> w[b], b = a | mask).
+__device__ __forceinline__ void quad_swap(std::uint32_t& lo, std::uint32_t& hi, bool upper, int mask) {
+  const std::uint32_t got = __shfl_xor_sync(0xffffffffu, upper ? lo : hi, mask);
+  if (upper) lo = got;
+  else hi = got;
+}
+
+// Word i of lane q (q = lane % 4) holds columns 8i + 2q, +1 of a row; afterwards word i of
+// lane q holds columns 8q + 2i, +1: each lane owns 8 consecutive columns, one 16-byte store.
+__device__ __forceinline__ void quad_transpose(std::uint32_t (&w)[4], int lane) {
+  const bool odd = lane & 1, high = lane & 2;
+  quad_swap(w[0], w[1], odd, 1);
+  quad_swap(w[2], w[3], odd, 1);
+  quad_swap(w[0], w[2], high, 2);
+  quad_swap(w[1], w[3], high, 2);
+}
+
+// Accumulator 4j + {0,1} is row r, columns 8j + 2(lane%4) + {0,1}; 4j + {2,3} is row r+8.
+// Packs row r + 8 * half of the 32 columns from 32 * g, and trades words within the quad so
+// that the lane holds columns 32g + 8(lane%4) .. +7: 16 contiguous bytes. Every loop around
+// a call is unrolled, so the accumulator indices are compile-time constants.
+template <typename Out, int R>
+__device__ __forceinline__ void row_chunk(const float (&acc)[R], int g, int half, float scale, int lane,
+                                          std::uint32_t (&w)[4]) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const int a = 4 * (4 * g + i) + 2 * half;
+    w[i] = pack2<Out>(acc[a] * scale, acc[a + 1] * scale);
+  }
+  quad_transpose(w, lane);
 }
 
 // C = 1: each CTA loads its own tiles. C = 2 (clusters of 2 CTAs): CTA rank r takes tile row
@@ -106,14 +163,16 @@ __device__ __forceinline__ void store_pair(Out* p, float lo, float hi) {
 template <Elem E, int BN, int C>
 __global__ void __launch_bounds__(kThreads, 1)
     hopper_gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                       typename Traits<E>::Out* __restrict__ c, int m, int n, int k,
+                       const __grid_constant__ CUtensorMap map_c, typename Traits<E>::Out* __restrict__ c, int m,
+                       int n, int k,
                        const float* __restrict__ scale_a, const float* __restrict__ scale_b) {
   using T = Tile<E, BN>;
   constexpr int kStages = T::kStages;
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>(
       (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
-  std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + kStages * T::kStageBytes);
+  unsigned char* out_stage = smem + T::kRingBytes;
+  std::uint64_t* full = reinterpret_cast<std::uint64_t*>(out_stage + T::kOutBytes);
   std::uint64_t* empty = full + kStages;
 
   const int warp_group = threadIdx.x / 128;
@@ -184,15 +243,16 @@ __global__ void __launch_bounds__(kThreads, 1)
     float scale = 1.0f;
     if constexpr (E == Elem::e4m3) scale = *scale_a * *scale_b;
     float acc[BN / 2];
+    int out_buffer = 0;  // which of this consumer's staging boxes the next store uses
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
     Ring<kStages> ring;
     const int warp = tid / 32, lane = tid % 32;
+    // Two warps signal, so the local and the remote arrival go out side by side.
     auto release = [&](int s) {
-      if (tid == 0) {
-        mbar_arrive(&empty[s]);
-        if constexpr (C == 2) mbar_arrive_cluster(&empty[s], peer);
-      }
+      if (tid == 0) mbar_arrive(&empty[s]);
+      if constexpr (C == 2)
+        if (tid == 32) mbar_arrive_cluster(&empty[s], peer);
     };
     auto issue = [&](float(&d)[BN / 2], int s, bool accumulate_first) {
       const unsigned char* sa = smem + s * T::kStageBytes + consumer * 64 * kRowBytes;
@@ -217,12 +277,54 @@ __global__ void __launch_bounds__(kThreads, 1)
       int pm, tn;
       tile_coords(u, pairs_m, tiles_n, pm, tn);
       const int tm = C * pm + static_cast<int>(rank);
-      if constexpr (kPromote<E>) {
+      if constexpr (kPromote<E> && kTwoPartials<BN>) {
         // fp8: wgmma's e4m3 accumulation keeps fewer bits than fp32, so each K block (128
         // products) is summed on its own and added to the fp32 accumulators, as cuBLASLt does
-        // without fast accumulation. (Two alternating partial sets, to overlap the adds with
-        // the next block's wgmma, spilled at 128 columns and made ptxas serialize the wgmmas:
-        // bench/notes/gemm.md.)
+        // without fast accumulation. K blocks go in pairs: both are issued into two partial
+        // sets, the first set is added while the second block runs, then the second set after
+        // it. No wgmma group stays in flight across loop iterations: a loop-carried pipeline
+        // (block i+1 issued, block i added, every iteration) made ptxas serialise the wgmmas
+        // (C7514; bench/notes/gemm.md, v3). The second consumer starts with a single block, so
+        // the two warp groups' drained moments (after each pair) fall on different blocks and
+        // the other's queued wgmma keeps the tensor cores busy.
+        float part0[BN / 2], part1[BN / 2];
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
+        auto single = [&]() {
+          mbar_wait(&full[ring.stage], ring.phase);
+          issue(part0, ring.stage, false);
+          wgmma_wait<0>();
+          fence_registers(part0);
+          release(ring.stage);
+          add_partials(acc, part0, false);
+          ring.advance();
+        };
+        int kb = 0;
+        if (consumer == 1 && k_blocks > 1) {
+          single();
+          kb = 1;
+        }
+        for (; kb + 1 < k_blocks; kb += 2) {
+          mbar_wait(&full[ring.stage], ring.phase);
+          issue(part0, ring.stage, false);
+          const int first_stage = ring.stage;
+          ring.advance();
+          mbar_wait(&full[ring.stage], ring.phase);
+          issue(part1, ring.stage, false);
+          wgmma_wait<1>();
+          fence_registers(part0);
+          release(first_stage);
+          add_partials(acc, part0, false);
+          wgmma_wait<0>();
+          fence_registers(part1);
+          release(ring.stage);
+          add_partials(acc, part1, false);
+          ring.advance();
+        }
+        if (kb < k_blocks) single();
+      } else if constexpr (kPromote<E>) {
+        // fp8 at widths where two partial sets do not fit in registers: one set, waited for
+        // every K block (the tensor cores idle during the adds).
         float part[BN / 2];
         for (int kb = 0; kb < k_blocks; ++kb) {
           mbar_wait(&full[ring.stage], ring.phase);
@@ -230,8 +332,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           wgmma_wait<0>();
           fence_registers(part);
           release(ring.stage);
-#pragma unroll
-          for (int i = 0; i < BN / 2; ++i) acc[i] = kb == 0 ? part[i] : acc[i] + part[i];
+          add_partials(acc, part, kb == 0);
           ring.advance();
         }
       } else {
@@ -252,22 +353,62 @@ __global__ void __launch_bounds__(kThreads, 1)
         release(prev_stage);
       }
 
-      // Accumulator j*4 + {0,1} is row r, columns 8j + 2(lane%4) + {0,1}; j*4 + {2,3} is row r+8.
-      const int row0 = tm * kTileM + consumer * 64 + warp * 16 + lane / 4;
-      const int col0 = tn * BN + 2 * (lane % 4);
+      // Epilogue. Each lane packs 16 contiguous bytes of a row (row_chunk); a warp's store
+      // then covers 8 rows x 64 bytes in whole sectors (paired 4-byte stores used half of each
+      // sector and 4x the store instructions: bench/notes/gemm.md, v2).
+      if (u + clusters >= units) {
+        // This CTA's last tile: nothing follows for the stores to overlap with, and plain
+        // 16-byte stores from the registers finish sooner than a trip through shared memory
+        // and the copy engine (1024^3 and 2048^3, one tile per CTA: bench/notes/gemm.md, v3).
+        const int row0 = tm * kTileM + consumer * 64 + warp * 16 + lane / 4;
 #pragma unroll
-      for (int j = 0; j < BN / 8; ++j) {
-        const int col = col0 + 8 * j;
-        if (col >= n) continue;  // n is a multiple of 8 here, so col + 1 < n as well
+        for (int g = 0; g < BN / 32; ++g) {
+          const int col = tn * BN + 32 * g + 8 * (lane % 4);
 #pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          const int row = row0 + 8 * half;
-          if (row < m)
-            store_pair(c + static_cast<std::size_t>(row) * n + col, acc[4 * j + 2 * half] * scale,
-                       acc[4 * j + 2 * half + 1] * scale);
+          for (int half = 0; half < 2; ++half) {
+            std::uint32_t w[4];
+            row_chunk<typename Traits<E>::Out>(acc, g, half, scale, lane, w);
+            const int row = row0 + 8 * half;
+            // n is a multiple of 8: a lane's 8 columns are all inside the row or all past it.
+            if (row < m && col < n)
+              *reinterpret_cast<uint4*>(c + static_cast<std::size_t>(row) * n + col) =
+                  make_uint4(w[0], w[1], w[2], w[3]);
+          }
         }
+        continue;
+      }
+      // Other tiles go through shared memory to TMA stores of 64-column boxes, so the
+      // consumers only write shared memory and go on to the next tile while the copy engine
+      // writes global memory (rows and columns past m, n are clipped). Chunk c of row r goes
+      // to position c ^ (r % 8) of the staging box: the 128-byte swizzle of the tensor map.
+#pragma unroll
+      for (int p = 0; p < BN / kOutCols; ++p) {
+        const int x = tn * BN + p * kOutCols;
+        if (x >= n) break;  // the same for the whole warp group
+        unsigned char* box = out_stage + (consumer * T::kOutBuffers + out_buffer) * kOutBoxBytes;
+        if (tid == 0) bulk_wait_read<T::kOutBuffers - 1>();  // the store that used `box` has read it
+        named_barrier(1 + consumer, 128);
+#pragma unroll
+        for (int gg = 0; gg < kOutCols / 32; ++gg) {
+#pragma unroll
+          for (int half = 0; half < 2; ++half) {
+            std::uint32_t w[4];
+            row_chunk<typename Traits<E>::Out>(acc, 2 * p + gg, half, scale, lane, w);
+            const int row = warp * 16 + lane / 4 + 8 * half;
+            const int chunk = gg * 4 + lane % 4;
+            st_shared_v4(box + row * 128 + ((chunk ^ (row & 7)) * 16), w[0], w[1], w[2], w[3]);
+          }
+        }
+        fence_proxy_async_smem();
+        named_barrier(1 + consumer, 128);
+        if (tid == 0) {
+          tma_store_2d(&map_c, box, x, tm * kTileM + consumer * 64);
+          bulk_commit();
+        }
+        out_buffer = (out_buffer + 1) % T::kOutBuffers;
       }
     }
+    if (tid == 0) bulk_wait_all();  // the last stores have landed before the CTA exits
   }
   if constexpr (C == 2) cluster_sync();
 }
@@ -316,6 +457,9 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   else
     err = tensor_map(map_b, device, me, b, n, k, 64, T::kBK);      // B: k x n, box 64 x BK
   if (err != cudaSuccess) return err;
+  CUtensorMap map_c;  // C: m x n (bf16/f16), one consumer's 64 rows x 64 columns per store
+  err = tensor_map(map_c, device, MapElem::u16, c, n, m, kOutCols, 64);
+  if (err != cudaSuccess) return err;
   const int units = ((m + kTileM - 1) / kTileM + C - 1) / C * ((n + BN - 1) / BN);
   const int clusters = units < max_clusters[device] ? units : max_clusters[device];
   cudaLaunchConfig_t cfg = {};
@@ -329,7 +473,7 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   cfg.stream = stream;
   cfg.attrs = &attr;
   cfg.numAttrs = C > 1 ? 1 : 0;
-  err = cudaLaunchKernelEx(&cfg, hopper_gemm_kernel<E, BN, C>, map_a, map_b,
+  err = cudaLaunchKernelEx(&cfg, hopper_gemm_kernel<E, BN, C>, map_a, map_b, map_c,
                            static_cast<typename Traits<E>::Out*>(c), m, n, k, sa, sb);
   if (err != cudaSuccess) return err;
   return cudaGetLastError();
