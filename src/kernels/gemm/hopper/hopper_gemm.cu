@@ -180,6 +180,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   const unsigned rank = C == 2 ? cluster_rank() : 0u;
   const unsigned peer = rank ^ 1u;
   if (threadIdx.x == 0) {
+    prefetch_tensor_map(&map_a);
+    prefetch_tensor_map(&map_b);
+    prefetch_tensor_map(&map_c);
     for (int s = 0; s < kStages; ++s) {
       mbar_init(&full[s], 1);
       // A stage is rewritten (in both CTAs) once both consumers of both CTAs are done with it.
