@@ -2,7 +2,9 @@
 // assay's Hopper GEMM (sm_90a): TMA loads into a shared-memory ring completed on mbarriers,
 // wgmma with fp32 accumulators, one producer warp group and two consumer warp groups
 // (setmaxnreg), optionally 2-CTA clusters sharing the B tile by TMA multicast, a persistent grid
-// walking output tiles in grouped (L2-friendly) order.
+// walking output tiles in grouped (L2-friendly) order, and an epilogue of TMA stores from a
+// shared-memory staging box that overlaps the next tile (a CTA's last tile stores 16-byte row
+// chunks straight from the registers). fp8 promotes each 128-deep K block to fp32.
 //
 //   f16 / bf16:  C[m,n] = A[m,k] * B[k,n]               A, B, C row-major, C in the input type
 //   e4m3:        C[m,n] = sa * sb * A[m,k] * B[n,k]^T   B stored n x k (K-major), C bf16
