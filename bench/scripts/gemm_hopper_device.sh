@@ -4,7 +4,7 @@
 #   bench/scripts/gemm_hopper_device.sh [tests] [clitests] [sweep] [profile] [protocol] [protocol3]
 set -u
 OUT=${OUT:-/tmp/out}
-BIN=build/release/bin
+BIN=${BIN:-build/release/bin}  # or a folder of stripped copies, when the tree is near the carry limit
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv \
   > "$OUT/gpu.txt" 2>&1

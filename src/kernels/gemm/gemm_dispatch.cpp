@@ -11,15 +11,6 @@ namespace assay::kernels {
 
 namespace {
 
-enum class Kind { hopper, mma_sync, simt, none };
-
-struct Choice {
-  Kind kind = Kind::none;
-  int tile_n = 0;
-  int cluster = 1;
-  std::string unavailable;
-};
-
 hopper::Elem hopper_elem(GemmDtype t) {
   return t == GemmDtype::f16 ? hopper::Elem::f16 : t == GemmDtype::bf16 ? hopper::Elem::bf16 : hopper::Elem::e4m3;
 }
@@ -81,8 +72,8 @@ TileChoice choose_tile(hopper::Elem elem, int m, int n, int sms) {
   return best;
 }
 
-Choice choose(const GemmCall& call, std::string_view config) {
-  Choice c;
+GemmPlan choose(const GemmCall& call, std::string_view config) {
+  GemmPlan c;
   if (call.m < 1 || call.n < 1 || call.k < 1) {
     c.unavailable = "m, n and k must be at least 1";
     return c;
@@ -90,12 +81,12 @@ Choice choose(const GemmCall& call, std::string_view config) {
   const bool tensor16 = call.dtype == GemmDtype::f16 || call.dtype == GemmDtype::bf16;
   if (config == "auto") {
     if (call.dtype != GemmDtype::f32 && hopper_refusal(call).empty()) {
-      c.kind = Kind::hopper;
+      c.kernel = GemmKernel::hopper;
       const TileChoice t = choose_tile(hopper_elem(call.dtype), call.m, call.n, current_facts().sms);
       c.tile_n = t.tile_n;
       c.cluster = t.cluster;
     } else {
-      c.kind = tensor16 ? Kind::mma_sync : Kind::simt;
+      c.kernel = tensor16 ? GemmKernel::mma_sync : GemmKernel::simt;
     }
     return c;
   }
@@ -107,18 +98,18 @@ Choice choose(const GemmCall& call, std::string_view config) {
     if (c.unavailable.empty() && !hopper::builds(hopper_elem(call.dtype), w))
       c.unavailable = "the fp8 kernel has no 256-wide tile (its two accumulator sets would not fit in registers)";
     if (c.unavailable.empty()) {
-      c.kind = Kind::hopper;
+      c.kernel = GemmKernel::hopper;
       c.tile_n = w;
     }
     return c;
   }
   if (config == "mma_sync") {
-    if (tensor16) c.kind = Kind::mma_sync;
+    if (tensor16) c.kernel = GemmKernel::mma_sync;
     else c.unavailable = "mma_sync is the f16/bf16 kernel";
     return c;
   }
   if (config == "simt") {
-    if (!tensor16) c.kind = Kind::simt;
+    if (!tensor16) c.kernel = GemmKernel::simt;
     else c.unavailable = "simt is the f32/f8e4m3 kernel";
     return c;
   }
@@ -134,45 +125,46 @@ const std::vector<std::string>& gemm_configs() {
 }
 
 GemmPlan plan_gemm(const GemmCall& call, std::string_view config) {
-  const Choice c = choose(call, config);
-  GemmPlan p;
-  p.unavailable = c.unavailable;
-  switch (c.kind) {
-    case Kind::hopper: {
+  GemmPlan p = choose(call, config);
+  switch (p.kernel) {
+    case GemmKernel::hopper: {
       const int bk = call.dtype == GemmDtype::f8e4m3 ? 128 : 64;
-      p.name = "wgmma_128x" + std::to_string(c.tile_n) + "x" + std::to_string(bk) + "_s" +
-               std::to_string(hopper::stages(c.tile_n)) + (c.cluster == 2 ? "_c2" : "") + "_persistent";
+      p.name = "wgmma_128x" + std::to_string(p.tile_n) + "x" + std::to_string(bk) + "_s" +
+               std::to_string(hopper::stages(p.tile_n)) + (p.cluster == 2 ? "_c2" : "") + "_persistent";
       break;
     }
-    case Kind::mma_sync: p.name = detail::mma_sync_config_name(call.n, call.k, call.a, call.b, call.c); break;
-    case Kind::simt:
+    case GemmKernel::mma_sync: p.name = detail::mma_sync_config_name(call.n, call.k, call.a, call.b, call.c); break;
+    case GemmKernel::simt:
       p.name = call.dtype == GemmDtype::f32 ? detail::simt_gemm_f32_config_name(call.n, call.k, call.a, call.b, call.c)
                                             : "simt_e4m3_64x64x32";
       break;
-    case Kind::none: break;
+    case GemmKernel::none: break;
   }
   return p;
 }
 
-cudaError_t launch_gemm(const GemmCall& call, cudaStream_t stream, std::string_view config) {
-  const Choice c = choose(call, config);
-  switch (c.kind) {
-    case Kind::hopper:
-      return hopper::launch(hopper_elem(call.dtype), c.tile_n, c.cluster, call.m, call.n, call.k, call.a, call.b, call.c,
-                            call.scale_a, call.scale_b, stream);
-    case Kind::mma_sync:
+cudaError_t launch_gemm(const GemmPlan& plan, const GemmCall& call, cudaStream_t stream) {
+  switch (plan.kernel) {
+    case GemmKernel::hopper:
+      return hopper::launch(hopper_elem(call.dtype), plan.tile_n, plan.cluster, call.m, call.n, call.k, call.a, call.b,
+                            call.c, call.scale_a, call.scale_b, stream);
+    case GemmKernel::mma_sync:
       return detail::launch_mma_sync_gemm(call.dtype == GemmDtype::bf16, call.m, call.n, call.k, call.a, call.b,
                                           call.c, stream);
-    case Kind::simt:
+    case GemmKernel::simt:
       if (call.dtype == GemmDtype::f32)
         return detail::launch_simt_gemm_f32(call.m, call.n, call.k, static_cast<const float*>(call.a),
                                             static_cast<const float*>(call.b), static_cast<float*>(call.c), stream);
       if (call.scale_a == nullptr || call.scale_b == nullptr) return cudaErrorInvalidValue;
       return detail::launch_f8_simt_gemm(call.m, call.n, call.k, call.a, call.b, call.c, call.scale_a, call.scale_b,
                                          stream);
-    case Kind::none: break;
+    case GemmKernel::none: break;
   }
   return cudaErrorInvalidValue;
+}
+
+cudaError_t launch_gemm(const GemmCall& call, cudaStream_t stream, std::string_view config) {
+  return launch_gemm(choose(call, config), call, stream);
 }
 
 }  // namespace assay::kernels

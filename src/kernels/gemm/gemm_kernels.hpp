@@ -32,16 +32,28 @@ struct GemmCall {
 // "mma_sync" (f16/bf16), "simt" (f32, f8e4m3).
 const std::vector<std::string>& gemm_configs();
 
+enum class GemmKernel { none, hopper, mma_sync, simt };
+
 struct GemmPlan {
   std::string name;         // the kernel and its tiling, e.g. "wgmma_128x256x64_s4"; empty if unavailable
   std::string unavailable;  // why `config` cannot run this call (device, alignment, dtype)
+  GemmKernel kernel = GemmKernel::none;
+  int tile_n = 0;   // hopper: output tile width
+  int cluster = 1;  // hopper: CTAs per cluster
 };
 
-// What launch_gemm(call, config) runs, without launching. Reads the current device.
+// What launch_gemm(call, config) runs, without launching: the device checks, the eligibility
+// test and the shape heuristic. Reads the current device.
 GemmPlan plan_gemm(const GemmCall& call, std::string_view config = "auto");
 
-// Launches on `stream`. cudaErrorInvalidValue for sizes below 1, an unknown config, or a
-// pinned config that cannot run this call (plan_gemm says why); otherwise the launch's error.
+// Launches `plan` for `call` on `stream`, choosing nothing again: a caller that launches the
+// same shape many times (a timed loop) plans once. `call` must match the planned one in dtype
+// and sizes; its pointers may change (the Hopper kernel re-checks their alignment).
+// cudaErrorInvalidValue for a plan with no kernel; otherwise the launch's error.
+cudaError_t launch_gemm(const GemmPlan& plan, const GemmCall& call, cudaStream_t stream);
+
+// plan_gemm then launch_gemm: cudaErrorInvalidValue for sizes below 1, an unknown config, or a
+// pinned config that cannot run this call (plan_gemm says why).
 cudaError_t launch_gemm(const GemmCall& call, cudaStream_t stream, std::string_view config = "auto");
 
 }  // namespace assay::kernels

@@ -34,7 +34,9 @@ struct MapKey {
   }
 };
 
-// Round-robin cache: a timed loop rotates through a few input sets, each needing two maps.
+// Round-robin cache: a timed loop rotates through input sets, each needing an A and a B map
+// (C is one buffer). More than ~30 sets (small shapes in hot mode) cycle it: a driver encode
+// per launch, on the host.
 constexpr std::size_t kCacheSize = 64;
 struct MapCache {
   std::mutex mu;
