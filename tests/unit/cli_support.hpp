@@ -44,6 +44,36 @@ inline CliResult run_assay(const std::string& args, const std::string& env = "")
   return r;
 }
 
+// Runs assay with these arguments in `cwd` without a shell (arguments reach it verbatim),
+// ASSAY_HISTORY unset so that only --history names a database.
+inline CliResult run_assay_in(const fs::path& cwd, const std::vector<std::string>& args) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) return {-1, {}};
+  const std::string bin = assay_bin();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(pipe_fds[1], 1);
+    dup2(pipe_fds[1], 2);
+    close(pipe_fds[0]);
+    if (chdir(cwd.c_str()) != 0) _exit(127);
+    unsetenv("ASSAY_HISTORY");
+    std::vector<char*> argv{const_cast<char*>(bin.c_str())};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(bin.c_str(), argv.data());
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  CliResult r{-1, {}};
+  char buf[4096];
+  for (ssize_t n; (n = read(pipe_fds[0], buf, sizeof buf)) > 0;) r.out.append(buf, static_cast<std::size_t>(n));
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
 inline fs::path fresh_dir(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / ("assay-cli-test-" + name + "-" + std::to_string(getpid()));
   fs::remove_all(d);

@@ -1,12 +1,11 @@
 // End to end: the built assay binary runs, records, repeats, compares and lists history; exit
 // codes, the one-line errors of bad input, and the files each command writes.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "cli_support.hpp"
 #include "compare_test_docs.hpp"
 #include "compare_test_samples.hpp"
 #include "core/atomic_file.hpp"
@@ -19,42 +18,9 @@ using assay::test::kH100;
 using assay::test::ok_case;
 
 namespace {
-struct Outcome {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
-
-std::string assay_bin() { return (fs::read_symlink("/proc/self/exe").parent_path() / "assay").string(); }
-std::string source_dir() { return fs::exists(ASSAY_SOURCE_DIR "/tests/data") ? ASSAY_SOURCE_DIR : fs::current_path().string(); }
-
-// Runs assay with these arguments in `cwd`, without a shell, ASSAY_HISTORY unset.
-Outcome run_assay(const fs::path& cwd, const std::vector<std::string>& args) {
-  int pipe_fds[2];
-  if (pipe(pipe_fds) != 0) return {};
-  const std::string bin = assay_bin();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(pipe_fds[1], 1);
-    dup2(pipe_fds[1], 2);
-    close(pipe_fds[0]);
-    if (chdir(cwd.c_str()) != 0) _exit(127);
-    unsetenv("ASSAY_HISTORY");
-    std::vector<char*> argv{const_cast<char*>(bin.c_str())};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(bin.c_str(), argv.data());
-    _exit(127);
-  }
-  close(pipe_fds[1]);
-  Outcome o;
-  char buf[4096];
-  for (ssize_t n; (n = read(pipe_fds[0], buf, sizeof buf)) > 0;) o.out.append(buf, static_cast<std::size_t>(n));
-  close(pipe_fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
+using Outcome = assay::test::CliResult;
+using assay::test::run_assay_in;
+using assay::test::source_dir;
 
 std::size_t line_count(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
 
@@ -74,10 +40,10 @@ void write_pair(const fs::path& d, double factor, bool cand_check_fails = false)
 TEST(CompareCli, GateExitCodesAndOutputs) {
   const fs::path d = assay::test::fresh_test_dir("gate");
   write_pair(d, 1.05);
-  const Outcome plain = run_assay(d, {"compare", "base.json", "cand.json"});
+  const Outcome plain = run_assay_in(d, {"compare", "base.json", "cand.json"});
   EXPECT_EQ(plain.code, 0) << plain.out;
   EXPECT_NE(plain.out.find("1 SLOWER"), std::string::npos) << plain.out;
-  const Outcome gated = run_assay(d, {"compare", "base.json", "cand.json", "--fail-on", "slower", "--markdown", "out/c.md",
+  const Outcome gated = run_assay_in(d, {"compare", "base.json", "cand.json", "--fail-on", "slower", "--markdown", "out/c.md",
                                   "--junit", "out/j.xml", "--csv", "out/c.csv", "--bmf", "out/b.json"});
   EXPECT_EQ(gated.code, 1) << gated.out;
   EXPECT_NE(gated.out.find("gate: FAIL"), std::string::npos);
@@ -90,11 +56,11 @@ TEST(CompareCli, GateExitCodesAndOutputs) {
 
   // Promotion: every case must be FASTER. The unchanged case is not.
   write_pair(d, 0.95);
-  EXPECT_EQ(run_assay(d, {"compare", "base.json", "cand.json", "--fail-on", "slower"}).code, 0);
-  EXPECT_EQ(run_assay(d, {"compare", "base.json", "cand.json", "--require", "faster"}).code, 1);
-  EXPECT_EQ(run_assay(d, {"compare", "base.json", "cand.json", "--require", "faster", "--filter", "assay/"}).code, 0);
+  EXPECT_EQ(run_assay_in(d, {"compare", "base.json", "cand.json", "--fail-on", "slower"}).code, 0);
+  EXPECT_EQ(run_assay_in(d, {"compare", "base.json", "cand.json", "--require", "faster"}).code, 1);
+  EXPECT_EQ(run_assay_in(d, {"compare", "base.json", "cand.json", "--require", "faster", "--filter", "assay/"}).code, 0);
   // Throughput keeps the direction: the faster candidate is FASTER in TFLOP/s too.
-  EXPECT_EQ(run_assay(d, {"compare", "base.json", "cand.json", "--metric", "tflops", "--require", "faster", "--filter",
+  EXPECT_EQ(run_assay_in(d, {"compare", "base.json", "cand.json", "--metric", "tflops", "--require", "faster", "--filter",
                       "assay/"}).code,
             0);
 }
@@ -102,7 +68,7 @@ TEST(CompareCli, GateExitCodesAndOutputs) {
 TEST(CompareCli, FailedCheckInTheCandidateAlwaysFails) {
   const fs::path d = assay::test::fresh_test_dir("failed");
   write_pair(d, 1.0, true);
-  const Outcome r = run_assay(d, {"compare", "base.json", "cand.json"});
+  const Outcome r = run_assay_in(d, {"compare", "base.json", "cand.json"});
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("FAILED their check"), std::string::npos) << r.out;
 }
@@ -126,7 +92,7 @@ TEST(CompareCli, BadInputIsOneLineAndExitThree) {
       {"history"},
   };
   for (const auto& args : bad) {
-    const Outcome r = run_assay(d, args);
+    const Outcome r = run_assay_in(d, args);
     EXPECT_EQ(r.code, 3) << args[args.size() - 1] << ": " << r.out;
     EXPECT_EQ(line_count(r.out), 1u) << r.out;
     EXPECT_EQ(r.out.rfind("assay: error: ", 0), 0u) << r.out;
@@ -138,10 +104,10 @@ TEST(CompareCli, RunRepeatHistoryAndCompareByTag) {
   const fs::path d = assay::test::fresh_test_dir("e2e");
   const std::string suite = source_dir() + "/tests/data/cpu_small.toml";
   const std::string db = (d / "h.db").string();
-  const Outcome first = run_assay(d, {"run", suite, "--device", "cpu", "--tag", "base", "--out", "res", "--history", db, "--quiet"});
+  const Outcome first = run_assay_in(d, {"run", suite, "--device", "cpu", "--tag", "base", "--out", "res", "--history", db, "--quiet"});
   ASSERT_EQ(first.code, 0) << first.out;
   const Outcome repeated =
-      run_assay(d, {"run", suite, "--device", "cpu", "--tag", "cand", "--out", "res", "--history", db, "--quiet", "--repeat", "2"});
+      run_assay_in(d, {"run", suite, "--device", "cpu", "--tag", "cand", "--out", "res", "--history", db, "--quiet", "--repeat", "2"});
   ASSERT_EQ(repeated.code, 0) << repeated.out;
   EXPECT_NE(repeated.out.find("2 of 2 sessions ran"), std::string::npos) << repeated.out;
 
@@ -159,33 +125,33 @@ TEST(CompareCli, RunRepeatHistoryAndCompareByTag) {
   EXPECT_EQ(summary["cases"].size(), 4u);
   EXPECT_EQ(summary["cases"][0]["session_medians_ns"].size(), 2u);
 
-  const Outcome runs = run_assay(d, {"history", "--history", db});
+  const Outcome runs = run_assay_in(d, {"history", "--history", db});
   EXPECT_EQ(runs.code, 0) << runs.out;
   EXPECT_EQ(line_count(runs.out), 4u) << runs.out;  // header + 3 runs
   EXPECT_NE(runs.out.find("2/2"), std::string::npos) << runs.out;
 
-  const Outcome by_tag = run_assay(d, {"compare", "base", "cand", "--history", db});
+  const Outcome by_tag = run_assay_in(d, {"compare", "base", "cand", "--history", db});
   EXPECT_NE(by_tag.code, 3) << by_tag.out;
   EXPECT_NE(by_tag.out.find("history tag 'cand' (2 sessions)"), std::string::npos) << by_tag.out;
-  const Outcome by_folder = run_assay(d, {"compare", "base", group.string(), "--history", db, "--quiet"});
+  const Outcome by_folder = run_assay_in(d, {"compare", "base", group.string(), "--history", db, "--quiet"});
   EXPECT_NE(by_folder.code, 3) << by_folder.out;
 
-  const Outcome trend = run_assay(d, {"history", "--bench", "gemm-cpu", "--since", "1d", "--history", db});
+  const Outcome trend = run_assay_in(d, {"history", "--bench", "gemm-cpu", "--since", "1d", "--history", db});
   EXPECT_EQ(trend.code, 0) << trend.out;
   EXPECT_NE(trend.out.find("gemm/cpu/f32/k=33,m=17,n=17 [cpu] @ host CPU\n  2 points"), std::string::npos) << trend.out;
-  const Outcome none = run_assay(d, {"history", "--bench", "no-such-bench", "--history", db});
+  const Outcome none = run_assay_in(d, {"history", "--bench", "no-such-bench", "--history", db});
   EXPECT_EQ(none.code, 3) << none.out;
 
   // A bad suite is refused before the history is touched.
   const auto before = read_text_file(db);
-  EXPECT_EQ(run_assay(d, {"run", source_dir() + "/tests/data/malformed.toml", "--device", "cpu", "--history", db}).code, 3);
-  EXPECT_EQ(run_assay(d, {"compare", "base", "no-such-tag", "--history", db}).code, 3);
+  EXPECT_EQ(run_assay_in(d, {"run", source_dir() + "/tests/data/malformed.toml", "--device", "cpu", "--history", db}).code, 3);
+  EXPECT_EQ(run_assay_in(d, {"compare", "base", "no-such-tag", "--history", db}).code, 3);
   EXPECT_EQ(read_text_file(db), before);
 
   // A history file that is not a history stops the run before any case, and stays as it was.
   write_file_atomically(d / "notes.db", "my notes\n");
   for (const std::string repeat : {"1", "2"}) {
-    const Outcome foreign = run_assay(d, {"run", suite, "--device", "cpu", "--out", "other", "--history", "notes.db",
+    const Outcome foreign = run_assay_in(d, {"run", suite, "--device", "cpu", "--out", "other", "--history", "notes.db",
                                           "--repeat", repeat});
     EXPECT_EQ(foreign.code, 3) << foreign.out;
     EXPECT_NE(foreign.out.find("notes.db"), std::string::npos) << foreign.out;
