@@ -175,7 +175,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(out_stage + T::kOutBytes);
   std::uint64_t* empty = full + kStages;
 
-  const int warp_group = threadIdx.x / 128;
+  // Broadcast from lane 0 so the compiler knows the warp group is uniform across the warp:
+  // everything derived from it (the wgmma descriptors above all) then lives in uniform
+  // registers instead of being recomputed per lane before every wgmma (bench/notes/gemm.md, v4).
+  const int warp_group = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
   const int tid = threadIdx.x % 128;
   const unsigned rank = C == 2 ? cluster_rank() : 0u;
   const unsigned peer = rank ^ 1u;
@@ -257,20 +260,23 @@ __global__ void __launch_bounds__(kThreads, 1)
       if constexpr (C == 2)
         if (tid == 32) mbar_arrive_cluster(&empty[s], peer);
     };
+    // The descriptors of stage 0; another stage or K step only moves the start address, the
+    // descriptor's low field (16-byte units; shared addresses stay under 2^18, so no carry).
+    // K-major A: 8-row groups 1024 bytes apart. K-major B (fp8) likewise; MN-major B: 64-column
+    // atoms BK rows of 128 bytes apart.
+    const std::uint64_t desc_a0 = smem_desc(smem + consumer * 64 * kRowBytes, 16, 1024);
+    const std::uint64_t desc_b0 = Traits<E>::kBKMajor ? smem_desc(smem + T::kABytes, 16, 1024)
+                                                      : smem_desc(smem + T::kABytes, T::kBK * kRowBytes, 1024);
     auto issue = [&](float(&d)[BN / 2], int s, bool accumulate_first) {
-      const unsigned char* sa = smem + s * T::kStageBytes + consumer * 64 * kRowBytes;
-      const unsigned char* sb = smem + s * T::kStageBytes + T::kABytes;
+      const std::uint64_t stage_offset = static_cast<std::uint64_t>(s * (T::kStageBytes >> 4));
       fence_registers(d);
       wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < T::kBK / Traits<E>::kStepK; ++kk) {
-        // K-major A: a K step is 32 bytes along the swizzled row; 8-row groups 1024 bytes apart.
-        const std::uint64_t da = smem_desc(sa + kk * 32, 16, 1024);
-        std::uint64_t db;
-        if constexpr (Traits<E>::kBKMajor)
-          db = smem_desc(sb + kk * 32, 16, 1024);
-        else  // MN-major B: a K step is 16 rows of 128 bytes; 64-column atoms BK rows apart.
-          db = smem_desc(sb + kk * Traits<E>::kStepK * kRowBytes, T::kBK * kRowBytes, 1024);
+        // A K step: 32 bytes along the swizzled row (K-major), or 16 rows of 128 bytes (MN-major B).
+        constexpr int kStepBBytes = Traits<E>::kBKMajor ? 32 : Traits<E>::kStepK * kRowBytes;
+        const std::uint64_t da = desc_a0 + stage_offset + kk * (32 >> 4);
+        const std::uint64_t db = desc_b0 + stage_offset + kk * (kStepBBytes >> 4);
         mma<E, BN>(d, da, db, (accumulate_first || kk > 0) ? 1 : 0);
       }
       wgmma_commit();
