@@ -255,8 +255,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     Ring<kStages> ring;
     const int warp = tid / 32, lane = tid % 32;
     // Two warps signal, so the local and the remote arrival go out side by side.
+    const std::uint32_t full_at = smem_u32(full), empty_at = smem_u32(empty);
     auto release = [&](int s) {
-      if (tid == 0) mbar_arrive(&empty[s]);
+      if (tid == 0) mbar_arrive(empty_at + 8 * s);
       if constexpr (C == 2)
         if (tid == 32) mbar_arrive_cluster(&empty[s], peer);
     };
@@ -300,7 +301,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
         auto single = [&]() {
-          mbar_wait(&full[ring.stage], ring.phase);
+          mbar_wait(full_at + 8 * ring.stage, ring.phase);
           issue(part0, ring.stage, false);
           wgmma_wait<0>();
           fence_registers(part0);
@@ -314,11 +315,11 @@ __global__ void __launch_bounds__(kThreads, 1)
           kb = 1;
         }
         for (; kb + 1 < k_blocks; kb += 2) {
-          mbar_wait(&full[ring.stage], ring.phase);
+          mbar_wait(full_at + 8 * ring.stage, ring.phase);
           issue(part0, ring.stage, false);
           const int first_stage = ring.stage;
           ring.advance();
-          mbar_wait(&full[ring.stage], ring.phase);
+          mbar_wait(full_at + 8 * ring.stage, ring.phase);
           issue(part1, ring.stage, false);
           wgmma_wait<1>();
           fence_registers(part0);
@@ -336,7 +337,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         // every K block (the tensor cores idle during the adds).
         float part[BN / 2];
         for (int kb = 0; kb < k_blocks; ++kb) {
-          mbar_wait(&full[ring.stage], ring.phase);
+          mbar_wait(full_at + 8 * ring.stage, ring.phase);
           issue(part, ring.stage, false);
           wgmma_wait<0>();
           fence_registers(part);
@@ -347,7 +348,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       } else {
         int prev_stage = 0;
         for (int kb = 0; kb < k_blocks; ++kb) {
-          mbar_wait(&full[ring.stage], ring.phase);
+          mbar_wait(full_at + 8 * ring.stage, ring.phase);
           issue(acc, ring.stage, kb > 0);
           // Keep one group in flight: the previous stage is free once its group has retired.
           if (kb > 0) {

@@ -28,23 +28,28 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(std::uint64_t* bar, std::u
                : "memory");
 }
 
-__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
+// The barrier functions also take the shared-memory address itself: a loop that indexes a
+// ring of barriers then adds to one address kept in a register, instead of converting a
+// generic pointer (which reads the shared window's base again) on every wait.
+__device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
+__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) { mbar_arrive(smem_u32(bar)); }
 
 // Spins until the phase with this parity has completed. A fresh barrier is in phase 0, so a
 // wait on parity 1 returns at once: that is how a producer starts on empty slots.
-__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
+__device__ __forceinline__ void mbar_wait(std::uint32_t bar, unsigned parity) {
   asm volatile(
       "{\n"
       ".reg .pred ready;\n"
       "WAIT_%=:\n"
       "mbarrier.try_wait.parity.shared::cta.b64 ready, [%0], %1;\n"
       "@!ready bra WAIT_%=;\n"
-      "}\n" ::"r"(smem_u32(bar)),
+      "}\n" ::"r"(bar),
       "r"(parity)
       : "memory");
 }
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) { mbar_wait(smem_u32(bar), parity); }
 
 // Arrives on the barrier at the same shared-memory offset in CTA `cta` of this cluster.
 // Release at CTA scope (the default), as a stage release needs: what is ordered is this
