@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call for the Hopper GEMM work (issue 5): SASS and register facts, the GPU tests,
 # then the suites named on the command line. Full logs under $OUT; a short table last.
-#   bench/scripts/gemm_hopper_device.sh [tests] [clitests] [sweep] [profile] [protocol] [protocol3]
+#   bench/scripts/gemm_hopper_device.sh [tests] [clitests] [sweep] [profile] [sass] [protocol] [protocol3]
 set -u
 OUT=${OUT:-/tmp/out}
 BIN=${BIN:-build/release/bin}  # or a folder of stripped copies, when the tree is near the carry limit
@@ -55,6 +55,24 @@ barrier=$(pick smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio)
 longsb=$(pick smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio) \
 lgthr=$(pick smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio) \
 mio=$(pick smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio)")
+      done
+      rm -rf "$OUT/ncu_scratch"
+      ;;
+    sass)
+      # Per-instruction stall samples (SourceCounters) of the same cases as `profile`: the report
+      # and its SASS source page go into the archive; bench/scripts/sass_stalls.py reads the page.
+      mkdir -p "$OUT/results/ncu"
+      cases=${PROFILE_CASES:-"sweep/assay@wgmma_128x256/bf16/k=4096 sweep8/assay@wgmma_128x128/f8e4m3/k=4096"}
+      for c in $cases; do
+        name=$(echo "$c" | tr '/@=,' '____')
+        kern='regex:hopper_gemm|mma_sync|simt'; case "$c" in *cublas*) kern='regex:nvjet|xmma|cutlass|sm90|gemm';; esac
+        timeout 200 ncu --section SourceCounters --section WarpStateStats --section SpeedOfLight --import-source no \
+          -k "$kern" -s 6 -c 1 -o "$OUT/results/ncu/$name" \
+          "$BIN/assay" run suites/gemm-hopper-sweep.toml --filter "^$c" --mode hot --no-isolate --no-history \
+          --no-doctor --out "$OUT/ncu_scratch" > "$OUT/results/ncu/$name.log" 2>&1
+        ncu --import "$OUT/results/ncu/$name.ncu-rep" --page source --print-source sass --csv \
+          > "$OUT/results/ncu/$name.sass.csv" 2>&1
+        summary+=("sass $c: $(python3 bench/scripts/sass_stalls.py "$OUT/results/ncu/$name.sass.csv" 1 | sed -n 2p)")
       done
       rm -rf "$OUT/ncu_scratch"
       ;;
