@@ -10,6 +10,18 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,te
   > "$OUT/gpu.txt" 2>&1
 summary=()
 
+# Nsight Compute with the given options on one launch of the cases matching id regex $1 (after
+# the 384^3 check and the warm-up launches), on assay's or cuBLAS's kernels by the case's
+# backend; its output goes to $2.
+ncu_case() {
+  local c=$1 log=$2 kern='regex:hopper_gemm|mma_sync|simt'
+  shift 2
+  case "$c" in *cublas*) kern='regex:nvjet|xmma|cutlass|sm90|gemm';; esac
+  timeout 240 ncu "$@" --import-source no -k "$kern" -s 6 -c 1 \
+    "$BIN/assay" run suites/gemm-hopper-sweep.toml --filter "^$c" --mode hot --no-isolate --no-history \
+    --no-doctor --out "$OUT/ncu_scratch" > "$log" 2>&1
+}
+
 # SASS: the Hopper kernels must issue HGMMA (fp16/bf16) and QGMMA (fp8); no local memory.
 cuobjdump -sass "$BIN/assay" > "$OUT/assay.sass" 2>/dev/null
 summary+=("sass: HGMMA=$(grep -c HGMMA "$OUT/assay.sass") QGMMA=$(grep -c QGMMA "$OUT/assay.sass") \
@@ -31,17 +43,13 @@ for step in "$@"; do
       summary+=("sweep rc=$?")
       ;;
     profile)
-      # Nsight Compute (every metric of the full set, raw page) on one launch per case id
-      # regex in $PROFILE_CASES (default: 4096^3 bf16 and fp8, assay and cuBLAS), after the
-      # 384^3 check and the warm-up launches. Reports go into the results archive.
+      # Nsight Compute (every metric of the full set, raw page) per case id regex in
+      # $PROFILE_CASES (default: 4096^3 bf16 and fp8, assay and cuBLAS). Reports go into the archive.
       mkdir -p "$OUT/results/ncu"
       cases=${PROFILE_CASES:-"sweep/assay@wgmma_128x256/bf16/k=4096 sweep/cublas/bf16/k=4096 sweep8/assay/f8e4m3/k=4096 sweep8/cublas/f8e4m3/k=4096"}
       for c in $cases; do
         name=$(echo "$c" | tr '/@=,' '____')
-        kern='regex:hopper_gemm|mma_sync|simt'; case "$c" in *cublas*) kern='regex:nvjet|xmma|cutlass|sm90|gemm';; esac
-        timeout 240 ncu --set full --page raw --import-source no -k "$kern" -s 6 -c 1 \
-          "$BIN/assay" run suites/gemm-hopper-sweep.toml --filter "^$c" --mode hot --no-isolate --no-history \
-          --no-doctor --out "$OUT/ncu_scratch" > "$OUT/results/ncu/$name.txt" 2>&1
+        ncu_case "$c" "$OUT/results/ncu/$name.txt" --set full --page raw
         f="$OUT/results/ncu/$name.txt"
         pick() { awk -v m="$1" '$1==m {print $NF; exit}' "$f"; }
         summary+=("ncu $c: $(grep -oE '(nvjet|hopper_gemm_kernel|[a-z_]*gemm[a-z_0-9]*)[^ (]*' "$f" | head -1 | cut -c1-50) \
@@ -65,11 +73,8 @@ mio=$(pick smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio
       cases=${PROFILE_CASES:-"sweep/assay@wgmma_128x256/bf16/k=4096 sweep8/assay@wgmma_128x128/f8e4m3/k=4096"}
       for c in $cases; do
         name=$(echo "$c" | tr '/@=,' '____')
-        kern='regex:hopper_gemm|mma_sync|simt'; case "$c" in *cublas*) kern='regex:nvjet|xmma|cutlass|sm90|gemm';; esac
-        timeout 200 ncu --section SourceCounters --section WarpStateStats --section SpeedOfLight --import-source no \
-          -k "$kern" -s 6 -c 1 -o "$OUT/results/ncu/$name" \
-          "$BIN/assay" run suites/gemm-hopper-sweep.toml --filter "^$c" --mode hot --no-isolate --no-history \
-          --no-doctor --out "$OUT/ncu_scratch" > "$OUT/results/ncu/$name.log" 2>&1
+        ncu_case "$c" "$OUT/results/ncu/$name.log" --section SourceCounters --section WarpStateStats \
+          --section SpeedOfLight -o "$OUT/results/ncu/$name"
         ncu --import "$OUT/results/ncu/$name.ncu-rep" --page source --print-source sass --csv \
           > "$OUT/results/ncu/$name.sass.csv" 2>&1
         summary+=("sass $c: $(python3 bench/scripts/sass_stalls.py "$OUT/results/ncu/$name.sass.csv" 1 | sed -n 2p)")

@@ -15,8 +15,12 @@ def main() -> int:
         print(__doc__)
         return 2
     threshold = float(sys.argv[2]) if len(sys.argv) > 2 else 0.005
-    with open(sys.argv[1], newline="") as f:
-        rows = list(csv.reader(f))
+    try:
+        with open(sys.argv[1], newline="") as f:
+            rows = list(csv.reader(f))
+    except OSError as e:
+        print(f"{sys.argv[1]}: {e.strerror}", file=sys.stderr)
+        return 1
     header = next((r for r in rows if "Address" in r and "Source" in r), None)
     if header is None:
         print(f"{sys.argv[1]}: no source-page header (Address, Source) found", file=sys.stderr)
