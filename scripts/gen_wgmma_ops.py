@@ -5,6 +5,8 @@ the wrappers are generated rather than typed. Run from the repository root; comm
 import pathlib
 
 SHAPES = [256, 192, 128, 64]  # N of m64nNk*
+# fp8 also issues each 192-column K block as two 96-column halves (promotion in halves).
+E4M3_SHAPES = [256, 192, 128, 96, 64]
 
 def operands(n_regs):
     return ", ".join(f"%{i}" for i in range(n_regs))
@@ -46,6 +48,7 @@ template <int N> __device__ void wgmma_e4m3(float (&d)[N / 2], std::uint64_t, st
     for n in SHAPES:
         parts.append(wrapper("wgmma_f16", "f16.f16", 16, n, True))
         parts.append(wrapper("wgmma_bf16", "bf16.bf16", 16, n, True))
+    for n in E4M3_SHAPES:
         parts.append(wrapper("wgmma_e4m3", "e4m3.e4m3", 32, n, False))
     parts.append("}  // namespace assay::kernels::hopper\n")
     out = pathlib.Path("src/kernels/gemm/hopper/wgmma_ops.cuh")

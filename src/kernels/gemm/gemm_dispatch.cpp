@@ -34,17 +34,19 @@ std::string hopper_refusal(const GemmCall& call) {
 
 // Relative throughput per output column of a tile width, fitted to the sweeps at 4096^3 and
 // 8192^3 (bench/notes/gemm.md, v2). f16/bf16: 192 matches 256 (its fifth stage makes up for
-// the narrower tile), 128 reaches 0.84 of it, 64 about 0.55. fp8: 128 is the fastest (two
-// alternating partial sets fit in registers only up to 128 columns), 192 0.98, 64 0.68.
+// the narrower tile), 128 reaches 0.84 of it, 64 about 0.55. fp8: 192 (promoted in 96-column
+// halves) runs 1.06-1.09x the column rate of 128 at 4096^3 and 6144^3 (v5), 64 0.68; 256 is
+// not built.
 double tile_efficiency(hopper::Elem elem, int tile_n) {
-  if (elem == hopper::Elem::e4m3) return tile_n == 192 ? 0.98 : tile_n == 128 ? 1.0 : 0.68;
+  if (elem == hopper::Elem::e4m3) return tile_n == 192 ? 1.08 : tile_n == 128 ? 1.0 : 0.68;
   return tile_n == 256 ? 1.0 : tile_n == 192 ? 0.99 : tile_n == 128 ? 0.84 : 0.55;
 }
 
-// Clusters of 2 (B multicast) pay off for fp8 once a CTA walks many tiles (8192^3: +4-5% in
-// two sweeps) and are even at 4096^3; for f16/bf16 two sweeps at 8192^3 disagreed (each
-// within the run-to-run spread there) and they cost 1-4% at one to four waves, so f16/bf16
-// stay on single CTAs (bench/notes/gemm.md, v3).
+// Clusters of 2 (B multicast) pay off for fp8's 128-wide tile once a CTA walks many tiles
+// (8192^3: +5-10%) and are even at 4096^3; the 192-wide fp8 tile, which reads 17% fewer bytes
+// per FLOP, is as fast or faster alone (6144^3, 8192^3: bench/notes/gemm.md, v5). For
+// f16/bf16 two sweeps at 8192^3 disagreed (each within the run-to-run spread there) and they
+// cost 1-4% at one to four waves, so f16/bf16 stay on single CTAs (v3).
 constexpr long long kClusterMinWaves = 8;
 
 // The tile width with the least predicted time: whole waves of tiles over the SMs (a
@@ -68,7 +70,7 @@ TileChoice choose_tile(hopper::Elem elem, int m, int n, int sms) {
       best_waves = waves;
     }
   }
-  if (elem == hopper::Elem::e4m3 && best_waves >= kClusterMinWaves) best.cluster = 2;
+  if (elem == hopper::Elem::e4m3 && best.tile_n == 128 && best_waves >= kClusterMinWaves) best.cluster = 2;
   return best;
 }
 

@@ -49,15 +49,19 @@ struct Traits<Elem::e4m3> {
 template <Elem E>
 constexpr bool kPromote = E == Elem::e4m3;
 
-// Two alternating fp8 partial sets plus the fp32 accumulators: 3 x BN/2 registers, which
-// fits under the consumers' 232 up to 128 columns.
+// Two alternating fp8 partial sets of the whole width plus the fp32 accumulators: 3 x BN/2
+// registers, which fits under the consumers' 232 up to 128 columns; 192 columns take two
+// partial sets of half the width (BN/2 + 2 x BN/4).
 template <int BN>
 constexpr bool kTwoPartials = BN <= 128;
 
-template <int R>
-__device__ __forceinline__ void add_partials(float (&acc)[R], const float (&part)[R], bool first) {
+// Adds a partial set into the accumulators from register `Offset` on (a half of the tile's
+// columns starts at BN/4), or copies it there when it is a tile's first K block.
+template <int Offset, int A, int R>
+__device__ __forceinline__ void add_partials(float (&acc)[A], const float (&part)[R], bool first) {
+  static_assert(Offset + R <= A, "partial set beyond the accumulators");
 #pragma unroll
-  for (int i = 0; i < R; ++i) acc[i] = first ? part[i] : acc[i] + part[i];
+  for (int i = 0; i < R; ++i) acc[Offset + i] = first ? part[i] : acc[Offset + i] + part[i];
 }
 
 constexpr int stages_for(int tile_n) { return tile_n == 256 ? 4 : tile_n == 192 ? 5 : tile_n == 128 ? 6 : 8; }
@@ -268,7 +272,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     const std::uint64_t desc_a0 = smem_desc(smem + consumer * 64 * kRowBytes, 16, 1024);
     const std::uint64_t desc_b0 = Traits<E>::kBKMajor ? smem_desc(smem + T::kABytes, 16, 1024)
                                                       : smem_desc(smem + T::kABytes, T::kBK * kRowBytes, 1024);
-    auto issue = [&](float(&d)[BN / 2], int s, bool accumulate_first) {
+    // Issues one K block (stage s) into `d`, a 64 x N accumulator set (N = 2 x its registers):
+    // the whole tile width, or for fp8 in halves one half of it, whose B rows start
+    // `b_offset` (16-byte units) into the stage.
+    auto issue = [&](auto& d, int s, std::uint64_t b_offset, bool accumulate_first) {
+      constexpr int kN = 2 * static_cast<int>(std::extent_v<std::remove_reference_t<decltype(d)>>);
       const std::uint64_t stage_offset = static_cast<std::uint64_t>(s * (T::kStageBytes >> 4));
       fence_registers(d);
       wgmma_fence();
@@ -277,96 +285,18 @@ __global__ void __launch_bounds__(kThreads, 1)
         // A K step: 32 bytes along the swizzled row (K-major), or 16 rows of 128 bytes (MN-major B).
         constexpr int kStepBBytes = Traits<E>::kBKMajor ? 32 : Traits<E>::kStepK * kRowBytes;
         const std::uint64_t da = desc_a0 + stage_offset + kk * (32 >> 4);
-        const std::uint64_t db = desc_b0 + stage_offset + kk * (kStepBBytes >> 4);
-        mma<E, BN>(d, da, db, (accumulate_first || kk > 0) ? 1 : 0);
+        const std::uint64_t db = desc_b0 + stage_offset + b_offset + kk * (kStepBBytes >> 4);
+        mma<E, kN>(d, da, db, (accumulate_first || kk > 0) ? 1 : 0);
       }
       wgmma_commit();
       fence_registers(d);
     };
-    for (int u = cluster; u < units; u += clusters) {
-      int pm, tn;
-      tile_coords(u, pairs_m, tiles_n, pm, tn);
-      const int tm = C * pm + static_cast<int>(rank);
-      if constexpr (kPromote<E> && kTwoPartials<BN>) {
-        // fp8: wgmma's e4m3 accumulation keeps fewer bits than fp32, so each K block (128
-        // products) is summed on its own and added to the fp32 accumulators, as cuBLASLt does
-        // without fast accumulation. K blocks go in pairs: both are issued into two partial
-        // sets, the first set is added while the second block runs, then the second set after
-        // it. No wgmma group stays in flight across loop iterations: a loop-carried pipeline
-        // (block i+1 issued, block i added, every iteration) made ptxas serialise the wgmmas
-        // (C7514; bench/notes/gemm.md, v3). The second consumer starts with a single block, so
-        // the two warp groups' drained moments (after each pair) fall on different blocks and
-        // the other's queued wgmma keeps the tensor cores busy.
-        float part0[BN / 2], part1[BN / 2];
-#pragma unroll
-        for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
-        auto single = [&]() {
-          mbar_wait(full_at + 8 * ring.stage, ring.phase);
-          issue(part0, ring.stage, false);
-          wgmma_wait<0>();
-          fence_registers(part0);
-          release(ring.stage);
-          add_partials(acc, part0, false);
-          ring.advance();
-        };
-        int kb = 0;
-        if (consumer == 1 && k_blocks > 1) {
-          single();
-          kb = 1;
-        }
-        for (; kb + 1 < k_blocks; kb += 2) {
-          mbar_wait(full_at + 8 * ring.stage, ring.phase);
-          issue(part0, ring.stage, false);
-          const int first_stage = ring.stage;
-          ring.advance();
-          mbar_wait(full_at + 8 * ring.stage, ring.phase);
-          issue(part1, ring.stage, false);
-          wgmma_wait<1>();
-          fence_registers(part0);
-          release(first_stage);
-          add_partials(acc, part0, false);
-          wgmma_wait<0>();
-          fence_registers(part1);
-          release(ring.stage);
-          add_partials(acc, part1, false);
-          ring.advance();
-        }
-        if (kb < k_blocks) single();
-      } else if constexpr (kPromote<E>) {
-        // fp8 at widths where two partial sets do not fit in registers: one set, waited for
-        // every K block (the tensor cores idle during the adds).
-        float part[BN / 2];
-        for (int kb = 0; kb < k_blocks; ++kb) {
-          mbar_wait(full_at + 8 * ring.stage, ring.phase);
-          issue(part, ring.stage, false);
-          wgmma_wait<0>();
-          fence_registers(part);
-          release(ring.stage);
-          add_partials(acc, part, kb == 0);
-          ring.advance();
-        }
-      } else {
-        int prev_stage = 0;
-        for (int kb = 0; kb < k_blocks; ++kb) {
-          mbar_wait(full_at + 8 * ring.stage, ring.phase);
-          issue(acc, ring.stage, kb > 0);
-          // Keep one group in flight: the previous stage is free once its group has retired.
-          if (kb > 0) {
-            wgmma_wait<1>();
-            release(prev_stage);
-          }
-          prev_stage = ring.stage;
-          ring.advance();
-        }
-        wgmma_wait<0>();
-        fence_registers(acc);
-        release(prev_stage);
-      }
 
-      // Epilogue. Each lane packs 16 contiguous bytes of a row (row_chunk); a warp's store
-      // then covers 8 rows x 64 bytes in whole sectors (paired 4-byte stores used half of each
-      // sector and 4x the store instructions: bench/notes/gemm.md, v2).
-      if (u + clusters >= units) {
+    // The epilogue of one tile from `acc`. Each lane packs 16 contiguous bytes of a row
+    // (row_chunk); a warp's store then covers 8 rows x 64 bytes in whole sectors (paired 4-byte
+    // stores used half of each sector and 4x the store instructions: bench/notes/gemm.md, v2).
+    auto store_tile = [&](int tm, int tn, bool last) {
+      if (last) {
         // This CTA's last tile: nothing follows for the stores to overlap with, and plain
         // 16-byte stores from the registers finish sooner than a trip through shared memory
         // and the copy engine (1024^3 and 2048^3, one tile per CTA: bench/notes/gemm.md, v3).
@@ -385,7 +315,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                   make_uint4(w[0], w[1], w[2], w[3]);
           }
         }
-        continue;
+        return;
       }
       // Other tiles go through shared memory to TMA stores of 64-column boxes, so the
       // consumers only write shared memory and go on to the next tile while the copy engine
@@ -416,6 +346,151 @@ __global__ void __launch_bounds__(kThreads, 1)
           bulk_commit();
         }
         out_buffer = (out_buffer + 1) % T::kOutBuffers;
+      }
+    };
+
+    if constexpr (kPromote<E>) {
+      // fp8: wgmma's e4m3 accumulation keeps fewer bits than fp32, so each K block (128
+      // products) is summed on its own into a partial set and added to the fp32 accumulators,
+      // as cuBLASLt does without fast accumulation. `single` and `pair` take one or two K
+      // blocks; each keeps a wgmma group in flight behind every add but the last, and leaves
+      // none in flight when it returns: a group in flight across a loop iteration made ptxas
+      // serialise the wgmmas (C7514; bench/notes/gemm.md, v3). The second consumer starts
+      // with a single block, so the two warp groups' drained moments (the last add of each
+      // pair) fall on different blocks and the other's queued wgmma keeps the tensor cores busy.
+      // `after_issue` runs once the first wgmmas of a call are issued: the first call of a
+      // tile stores the previous tile there, so that epilogue overlaps this tile's first
+      // blocks on the tensor cores (the partial sets are apart from `acc`; bench/notes/gemm.md, v5).
+      auto walk = [&](auto&& single, auto&& pair) {
+        bool pending = false;
+        int prev_tm = 0, prev_tn = 0;
+        auto store_prev = [&]() {
+          if (pending) store_tile(prev_tm, prev_tn, false);
+        };
+        auto nothing = []() {};
+        for (int u = cluster; u < units; u += clusters) {
+          int pm, tn;
+          tile_coords(u, pairs_m, tiles_n, pm, tn);
+          int kb;
+          if (consumer == 0 && k_blocks > 1) {
+            pair(std::true_type{}, store_prev);
+            kb = 2;
+          } else {
+            single(std::true_type{}, store_prev);
+            kb = 1;
+          }
+          for (; kb + 1 < k_blocks; kb += 2) pair(std::false_type{}, nothing);
+          if (kb < k_blocks) single(std::false_type{}, nothing);
+          pending = true;
+          prev_tm = C * pm + static_cast<int>(rank);
+          prev_tn = tn;
+        }
+        if (pending) store_tile(prev_tm, prev_tn, true);
+      };
+      auto wait_full = [&]() {
+        mbar_wait(full_at + 8 * ring.stage, ring.phase);
+        return ring.stage;
+      };
+      if constexpr (kTwoPartials<BN>) {
+        // Up to 128 columns: two partial sets of the whole width, one per K block of a pair
+        // (3 x BN/2 registers).
+        float part0[BN / 2], part1[BN / 2];
+        auto single = [&](auto first, auto&& after_issue) {
+          const int s = wait_full();
+          issue(part0, s, 0, false);
+          after_issue();
+          wgmma_wait<0>();
+          fence_registers(part0);
+          release(s);
+          add_partials<0>(acc, part0, decltype(first)::value);
+          ring.advance();
+        };
+        auto pair = [&](auto first, auto&& after_issue) {
+          const int s0 = wait_full();
+          issue(part0, s0, 0, false);
+          ring.advance();
+          const int s1 = wait_full();
+          issue(part1, s1, 0, false);
+          after_issue();
+          wgmma_wait<1>();
+          fence_registers(part0);
+          release(s0);
+          add_partials<0>(acc, part0, decltype(first)::value);
+          wgmma_wait<0>();
+          fence_registers(part1);
+          release(s1);
+          add_partials<0>(acc, part1, false);
+          ring.advance();
+        };
+        walk(single, pair);
+      } else {
+        // 192 columns: two partial sets of the whole width do not fit (96 + 2 x 96 registers),
+        // so each K block is issued as its two 96-column halves, one per partial set (96 +
+        // 2 x 48), and each half's add overlaps the other half's wgmmas.
+        constexpr int kHalfRegs = BN / 4;
+        constexpr std::uint64_t kHalfB = (BN / 2) * kRowBytes >> 4;  // B rows of the second half
+        float half0[kHalfRegs], half1[kHalfRegs];
+        auto single = [&](auto first, auto&& after_issue) {
+          const int s = wait_full();
+          issue(half0, s, 0, false);
+          issue(half1, s, kHalfB, false);
+          after_issue();
+          wgmma_wait<1>();
+          fence_registers(half0);
+          add_partials<0>(acc, half0, decltype(first)::value);
+          wgmma_wait<0>();
+          fence_registers(half1);
+          release(s);
+          add_partials<kHalfRegs>(acc, half1, decltype(first)::value);
+          ring.advance();
+        };
+        auto pair = [&](auto first, auto&& after_issue) {
+          const int s0 = wait_full();
+          issue(half0, s0, 0, false);
+          issue(half1, s0, kHalfB, false);
+          after_issue();
+          wgmma_wait<1>();
+          fence_registers(half0);
+          add_partials<0>(acc, half0, decltype(first)::value);
+          ring.advance();
+          const int s1 = wait_full();
+          issue(half0, s1, 0, false);
+          wgmma_wait<1>();
+          fence_registers(half1);
+          release(s0);
+          add_partials<kHalfRegs>(acc, half1, decltype(first)::value);
+          issue(half1, s1, kHalfB, false);
+          wgmma_wait<1>();
+          fence_registers(half0);
+          add_partials<0>(acc, half0, false);
+          wgmma_wait<0>();
+          fence_registers(half1);
+          release(s1);
+          add_partials<kHalfRegs>(acc, half1, false);
+          ring.advance();
+        };
+        walk(single, pair);
+      }
+    } else {
+      for (int u = cluster; u < units; u += clusters) {
+        int pm, tn;
+        tile_coords(u, pairs_m, tiles_n, pm, tn);
+        int prev_stage = 0;
+        for (int kb = 0; kb < k_blocks; ++kb) {
+          mbar_wait(full_at + 8 * ring.stage, ring.phase);
+          issue(acc, ring.stage, 0, kb > 0);
+          // Keep one group in flight: the previous stage is free once its group has retired.
+          if (kb > 0) {
+            wgmma_wait<1>();
+            release(prev_stage);
+          }
+          prev_stage = ring.stage;
+          ring.advance();
+        }
+        wgmma_wait<0>();
+        fence_registers(acc);
+        release(prev_stage);
+        store_tile(C * pm + static_cast<int>(rank), tn, u + clusters >= units);
       }
     }
     if (tid == 0) bulk_wait_all();  // the last stores have landed before the CTA exits
