@@ -92,7 +92,9 @@ mio=$(pick smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio
       ;;
   esac
 done
-# The device tool returns at most 8 files: results travel as one archive.
+# The device tool returns at most 8 files from $OUT (a ninth makes it return none of the extra
+# ones, this archive included): results travel as one archive; a caller that adds its own
+# outputs puts them under $OUT/results before this script runs, or archives them itself.
 [ -d "$OUT/results" ] && tar czf "$OUT/results.tgz" -C "$OUT" results && rm -rf "$OUT/results"
 cat "$OUT/gpu.txt"
 for f in sweep protocol protocol3; do [ -f "$OUT/$f.txt" ] && tail -n 45 "$OUT/$f.txt"; done
