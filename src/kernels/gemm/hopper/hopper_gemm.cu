@@ -352,16 +352,20 @@ __global__ void __launch_bounds__(kThreads, 1)
     if constexpr (kPromote<E>) {
       // fp8: wgmma's e4m3 accumulation keeps fewer bits than fp32, so each K block (128
       // products) is summed on its own into a partial set and added to the fp32 accumulators,
-      // as cuBLASLt does without fast accumulation. `single` and `pair` take one or two K
-      // blocks; each keeps a wgmma group in flight behind every add but the last, and leaves
-      // none in flight when it returns: a group in flight across a loop iteration made ptxas
-      // serialise the wgmmas (C7514; bench/notes/gemm.md, v3). The second consumer starts
-      // with a single block, so the two warp groups' drained moments (the last add of each
-      // pair) fall on different blocks and the other's queued wgmma keeps the tensor cores busy.
+      // as cuBLASLt does without fast accumulation. `single`, `pair` and `quad` take one, two
+      // or four K blocks; each keeps a wgmma group in flight behind every add but the last, and
+      // leaves none in flight when it returns: a group in flight across a loop iteration made
+      // ptxas serialise the wgmmas (C7514; bench/notes/gemm.md, v3). The two warp groups start
+      // with calls of different lengths, so their drained moments (the last add of each call)
+      // fall on different blocks and the other's queued wgmmas keep the tensor cores busy.
       // `after_issue` runs once the first wgmmas of a call are issued: the first call of a
       // tile stores the previous tile there, so that epilogue overlaps this tile's first
       // blocks on the tensor cores (the partial sets are apart from `acc`; bench/notes/gemm.md, v5).
-      auto walk = [&](auto&& single, auto&& pair) {
+      // A tile's K blocks in calls of one, two or four (`quad`, where given; std::false_type
+      // where not): the first consumer starts with the longest call, the second with one of
+      // half its length, so that the two warp groups' drains fall apart.
+      auto walk = [&](auto&& single, auto&& pair, auto&& quad) {
+        constexpr bool kQuads = !std::is_same_v<std::decay_t<decltype(quad)>, std::false_type>;
         bool pending = false;
         int prev_tm = 0, prev_tn = 0;
         auto store_prev = [&]() {
@@ -371,14 +375,24 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int u = cluster; u < units; u += clusters) {
           int pm, tn;
           tile_coords(u, pairs_m, tiles_n, pm, tn);
-          int kb;
-          if (consumer == 0 && k_blocks > 1) {
-            pair(std::true_type{}, store_prev);
-            kb = 2;
-          } else {
-            single(std::true_type{}, store_prev);
-            kb = 1;
+          int kb = 0;
+          if constexpr (kQuads) {
+            if (consumer == 0 && k_blocks >= 4) {
+              quad(std::true_type{}, store_prev);
+              kb = 4;
+            }
           }
+          if (kb == 0) {
+            if (k_blocks >= 2 && (kQuads || consumer == 0)) {
+              pair(std::true_type{}, store_prev);
+              kb = 2;
+            } else {
+              single(std::true_type{}, store_prev);
+              kb = 1;
+            }
+          }
+          if constexpr (kQuads)
+            for (; kb + 3 < k_blocks; kb += 4) quad(std::false_type{}, nothing);
           for (; kb + 1 < k_blocks; kb += 2) pair(std::false_type{}, nothing);
           if (kb < k_blocks) single(std::false_type{}, nothing);
           pending = true;
@@ -392,8 +406,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         return ring.stage;
       };
       if constexpr (kTwoPartials<BN>) {
-        // Up to 128 columns: two partial sets of the whole width, one per K block of a pair
-        // (3 x BN/2 registers).
+        // Up to 128 columns: two partial sets of the whole width, alternating over the blocks
+        // of a call (3 x BN/2 registers). Calls of four blocks drain half as often as pairs:
+        // 1.5-2.5% at 4096^3 (bench/notes/gemm.md, v5). Written out: the same calls built from
+        // shared helper lambdas compiled differently and ran 8% slower at 6144^3 (v5).
         float part0[BN / 2], part1[BN / 2];
         auto single = [&](auto first, auto&& after_issue) {
           const int s = wait_full();
@@ -422,15 +438,49 @@ __global__ void __launch_bounds__(kThreads, 1)
           add_partials<0>(acc, part1, false);
           ring.advance();
         };
-        walk(single, pair);
+        auto quad = [&](auto first, auto&& after_issue) {
+          const int s0 = wait_full();
+          issue(part0, s0, 0, false);
+          ring.advance();
+          const int s1 = wait_full();
+          issue(part1, s1, 0, false);
+          after_issue();
+          wgmma_wait<1>();
+          fence_registers(part0);
+          release(s0);
+          add_partials<0>(acc, part0, decltype(first)::value);
+          ring.advance();
+          const int s2 = wait_full();
+          issue(part0, s2, 0, false);
+          wgmma_wait<1>();
+          fence_registers(part1);
+          release(s1);
+          add_partials<0>(acc, part1, false);
+          ring.advance();
+          const int s3 = wait_full();
+          issue(part1, s3, 0, false);
+          wgmma_wait<1>();
+          fence_registers(part0);
+          release(s2);
+          add_partials<0>(acc, part0, false);
+          wgmma_wait<0>();
+          fence_registers(part1);
+          release(s3);
+          add_partials<0>(acc, part1, false);
+          ring.advance();
+        };
+        walk(single, pair, quad);
       } else {
         // 192 columns: two partial sets of the whole width do not fit (96 + 2 x 96 registers),
         // so each K block is issued as its two 96-column halves, one per partial set (96 +
-        // 2 x 48), and each half's add overlaps the other half's wgmmas.
+        // 2 x 48), and each half's add overlaps the other half's wgmmas. No calls of four
+        // blocks here: with the epilogue inside ptxas spilled them, and after the first call
+        // only they measured no gain (bench/notes/gemm.md, v5).
         constexpr int kHalfRegs = BN / 4;
         constexpr std::uint64_t kHalfB = (BN / 2) * kRowBytes >> 4;  // B rows of the second half
         float half0[kHalfRegs], half1[kHalfRegs];
-        auto single = [&](auto first, auto&& after_issue) {
+        // A call's first block: both halves issued, the first one added (the second in flight).
+        auto open = [&](auto first, auto&& after_issue) {
           const int s = wait_full();
           issue(half0, s, 0, false);
           issue(half1, s, kHalfB, false);
@@ -438,38 +488,37 @@ __global__ void __launch_bounds__(kThreads, 1)
           wgmma_wait<1>();
           fence_registers(half0);
           add_partials<0>(acc, half0, decltype(first)::value);
-          wgmma_wait<0>();
-          fence_registers(half1);
-          release(s);
-          add_partials<kHalfRegs>(acc, half1, decltype(first)::value);
-          ring.advance();
+          return s;
         };
-        auto pair = [&](auto first, auto&& after_issue) {
-          const int s0 = wait_full();
-          issue(half0, s0, 0, false);
-          issue(half1, s0, kHalfB, false);
-          after_issue();
-          wgmma_wait<1>();
-          fence_registers(half0);
-          add_partials<0>(acc, half0, decltype(first)::value);
+        // The next block of a call: its first half issued behind the previous block's second,
+        // whose add (and the previous stage's release) runs behind it, then its second half.
+        auto next = [&](int prev_stage, auto prev_first) {
           ring.advance();
-          const int s1 = wait_full();
-          issue(half0, s1, 0, false);
+          const int s = wait_full();
+          issue(half0, s, 0, false);
           wgmma_wait<1>();
           fence_registers(half1);
-          release(s0);
-          add_partials<kHalfRegs>(acc, half1, decltype(first)::value);
-          issue(half1, s1, kHalfB, false);
+          release(prev_stage);
+          add_partials<kHalfRegs>(acc, half1, decltype(prev_first)::value);
+          issue(half1, s, kHalfB, false);
           wgmma_wait<1>();
           fence_registers(half0);
           add_partials<0>(acc, half0, false);
+          return s;
+        };
+        // The last block's second half: the one add with nothing behind it.
+        auto close = [&](int stage, auto first) {
           wgmma_wait<0>();
           fence_registers(half1);
-          release(s1);
-          add_partials<kHalfRegs>(acc, half1, false);
+          release(stage);
+          add_partials<kHalfRegs>(acc, half1, decltype(first)::value);
           ring.advance();
         };
-        walk(single, pair);
+        auto single = [&](auto first, auto&& after_issue) { close(open(first, after_issue), first); };
+        auto pair = [&](auto first, auto&& after_issue) {
+          close(next(open(first, after_issue), first), std::false_type{});
+        };
+        walk(single, pair, std::false_type{});
       }
     } else {
       for (int u = cluster; u < units; u += clusters) {
