@@ -5,6 +5,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 
@@ -557,9 +558,11 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   const DeviceFacts& facts = device_facts(device);
   if (!facts.hopper || device >= kMaxDevices) return cudaErrorNoKernelImageForDevice;
   // Per device: the shared-memory opt-in, then how many clusters fit at once (GPCs hold
-  // uneven SM counts, so 2-CTA clusters can number fewer than SMs / 2).
-  static int max_clusters[kMaxDevices] = {};
-  if (max_clusters[device] == 0) {
+  // uneven SM counts, so 2-CTA clusters can number fewer than SMs / 2). Threads launching at
+  // once may both find 0 and both set it up: the set-up is idempotent, the slot atomic.
+  static std::atomic<int> max_clusters[kMaxDevices];
+  int cluster_limit = max_clusters[device].load(std::memory_order_acquire);
+  if (cluster_limit == 0) {
     err = cudaFuncSetAttribute(hopper_gemm_kernel<E, BN, C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                T::kSmemBytes);
     if (err != cudaSuccess) return err;
@@ -579,7 +582,8 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
       if (err != cudaSuccess) return err;
     }
     if (found < 1) return cudaErrorInvalidConfiguration;
-    max_clusters[device] = found;
+    cluster_limit = found;
+    max_clusters[device].store(found, std::memory_order_release);
   }
   const MapElem me = E == Elem::e4m3 ? MapElem::u8 : MapElem::u16;
   CUtensorMap map_a, map_b;
@@ -595,7 +599,7 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   err = tensor_map(map_c, device, MapElem::u16, c, n, m, kOutCols, 64);
   if (err != cudaSuccess) return err;
   const int units = ((m + kTileM - 1) / kTileM + C - 1) / C * ((n + BN - 1) / BN);
-  const int clusters = units < max_clusters[device] ? units : max_clusters[device];
+  const int clusters = units < cluster_limit ? units : cluster_limit;
   cudaLaunchConfig_t cfg = {};
   cudaLaunchAttribute attr = {};
   attr.id = cudaLaunchAttributeClusterDimension;
