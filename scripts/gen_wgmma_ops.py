@@ -5,8 +5,7 @@ the wrappers are generated rather than typed. Run from the repository root; comm
 import pathlib
 
 SHAPES = [256, 192, 128, 64]  # N of m64nNk*
-# fp8 also issues each 192-column K block as two 96-column halves (promotion in halves).
-E4M3_SHAPES = [256, 192, 128, 96, 64]
+E4M3_SHAPES = SHAPES
 
 def operands(n_regs):
     return ", ".join(f"%{i}" for i in range(n_regs))

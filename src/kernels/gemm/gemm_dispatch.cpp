@@ -34,11 +34,12 @@ std::string hopper_refusal(const GemmCall& call) {
 
 // Relative throughput per output column of a tile width, fitted to the sweeps at 4096^3 and
 // 8192^3 (bench/notes/gemm.md, v2). f16/bf16: 192 matches 256 (its fifth stage makes up for
-// the narrower tile), 128 reaches 0.84 of it, 64 about 0.55. fp8: 192 (promoted in 96-column
-// halves) runs 1.06-1.09x the column rate of 128 at 4096^3 and 6144^3 (v5), 64 0.68; 256 is
-// not built.
+// the narrower tile), 128 reaches 0.84 of it, 64 about 0.55. fp8: 192 (one partial set per
+// warp group, the two alternating) runs 1.10x the column rate of 128 (quads, clusters of 2) at
+// 4096^3 (v5c), so 128 keeps 4096^3 on its whole waves and 192 takes 3072^3 and from 6144^3
+// up; 64 0.68; 256 is not built.
 double tile_efficiency(hopper::Elem elem, int tile_n) {
-  if (elem == hopper::Elem::e4m3) return tile_n == 192 ? 1.08 : tile_n == 128 ? 1.0 : 0.68;
+  if (elem == hopper::Elem::e4m3) return tile_n == 192 ? 1.10 : tile_n == 128 ? 1.0 : 0.68;
   return tile_n == 256 ? 1.0 : tile_n == 192 ? 0.99 : tile_n == 128 ? 0.84 : 0.55;
 }
 

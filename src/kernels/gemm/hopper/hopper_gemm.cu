@@ -50,19 +50,17 @@ struct Traits<Elem::e4m3> {
 template <Elem E>
 constexpr bool kPromote = E == Elem::e4m3;
 
-// Two alternating fp8 partial sets of the whole width plus the fp32 accumulators: 3 x BN/2
-// registers, which fits under the consumers' 232 up to 128 columns; 192 columns take two
-// partial sets of half the width (BN/2 + 2 x BN/4).
+// fp8 widths promoted with one partial set per warp group and the two warp groups' wgmmas
+// alternating (acc + one set: BN registers): 192, where it ran 4-12% faster than the halves;
+// at 128 the quads stay (the alternation cost the 2-CTA clusters 3% at 4096^3; v5c).
 template <int BN>
-constexpr bool kTwoPartials = BN <= 128;
+constexpr bool kOrdered = BN == 192;
 
-// Adds a partial set into the accumulators from register `Offset` on (a half of the tile's
-// columns starts at BN/4), or copies it there when it is a tile's first K block.
-template <int Offset, int A, int R>
-__device__ __forceinline__ void add_partials(float (&acc)[A], const float (&part)[R], bool first) {
-  static_assert(Offset + R <= A, "partial set beyond the accumulators");
+// Adds a partial set into the accumulators, or copies it there when it is a tile's first K block.
+template <int R>
+__device__ __forceinline__ void add_partials(float (&acc)[R], const float (&part)[R], bool first) {
 #pragma unroll
-  for (int i = 0; i < R; ++i) acc[Offset + i] = first ? part[i] : acc[Offset + i] + part[i];
+  for (int i = 0; i < R; ++i) acc[i] = first ? part[i] : acc[i] + part[i];
 }
 
 constexpr int stages_for(int tile_n) { return tile_n == 256 ? 4 : tile_n == 192 ? 5 : tile_n == 128 ? 6 : 8; }
@@ -273,10 +271,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     const std::uint64_t desc_a0 = smem_desc(smem + consumer * 64 * kRowBytes, 16, 1024);
     const std::uint64_t desc_b0 = Traits<E>::kBKMajor ? smem_desc(smem + T::kABytes, 16, 1024)
                                                       : smem_desc(smem + T::kABytes, T::kBK * kRowBytes, 1024);
-    // Issues one K block (stage s) into `d`, a 64 x N accumulator set (N = 2 x its registers):
-    // the whole tile width, or for fp8 in halves one half of it, whose B rows start
-    // `b_offset` (16-byte units) into the stage.
-    auto issue = [&](auto& d, int s, std::uint64_t b_offset, bool accumulate_first) {
+    // Issues one K block (stage s) into `d`, a 64 x N accumulator set (N = 2 x its registers).
+    auto issue = [&](auto& d, int s, bool accumulate_first) {
       constexpr int kN = 2 * static_cast<int>(std::extent_v<std::remove_reference_t<decltype(d)>>);
       const std::uint64_t stage_offset = static_cast<std::uint64_t>(s * (T::kStageBytes >> 4));
       fence_registers(d);
@@ -286,7 +282,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         // A K step: 32 bytes along the swizzled row (K-major), or 16 rows of 128 bytes (MN-major B).
         constexpr int kStepBBytes = Traits<E>::kBKMajor ? 32 : Traits<E>::kStepK * kRowBytes;
         const std::uint64_t da = desc_a0 + stage_offset + kk * (32 >> 4);
-        const std::uint64_t db = desc_b0 + stage_offset + b_offset + kk * (kStepBBytes >> 4);
+        const std::uint64_t db = desc_b0 + stage_offset + kk * (kStepBBytes >> 4);
         mma<E, kN>(d, da, db, (accumulate_first || kk > 0) ? 1 : 0);
       }
       wgmma_commit();
@@ -353,20 +349,36 @@ __global__ void __launch_bounds__(kThreads, 1)
     if constexpr (kPromote<E>) {
       // fp8: wgmma's e4m3 accumulation keeps fewer bits than fp32, so each K block (128
       // products) is summed on its own into a partial set and added to the fp32 accumulators,
-      // as cuBLASLt does without fast accumulation. `single`, `pair` and `quad` take one, two
-      // or four K blocks; each keeps a wgmma group in flight behind every add but the last, and
-      // leaves none in flight when it returns: a group in flight across a loop iteration made
-      // ptxas serialise the wgmmas (C7514; bench/notes/gemm.md, v3). The two warp groups start
-      // with calls of different lengths, so their drained moments (the last add of each call)
-      // fall on different blocks and the other's queued wgmmas keep the tensor cores busy.
-      // `after_issue` runs once the first wgmmas of a call are issued: the first call of a
-      // tile stores the previous tile there, so that epilogue overlaps this tile's first
-      // blocks on the tensor cores (the partial sets are apart from `acc`; bench/notes/gemm.md, v5).
-      // A tile's K blocks in calls of one, two or four (`quad`, where given; std::false_type
-      // where not): the first consumer starts with the longest call, the second with one of
-      // half its length, so that the two warp groups' drains fall apart.
-      auto walk = [&](auto&& single, auto&& pair, auto&& quad) {
-        constexpr bool kQuads = !std::is_same_v<std::decay_t<decltype(quad)>, std::false_type>;
+      // as cuBLASLt does without fast accumulation. The first call of a tile issues its first
+      // block(s) and then stores the previous tile (`after_issue`), so that epilogue runs behind
+      // this tile's first wgmmas (the partial sets are apart from `acc`; bench/notes/gemm.md, v5).
+      auto wait_full = [&]() {
+        mbar_wait(full_at + 8 * ring.stage, ring.phase);
+        return ring.stage;
+      };
+      if constexpr (kOrdered<BN>) {
+        // One partial set per warp group, waited for every block, with the two consumers'
+        // wgmmas strictly alternating (named barriers 3 and 4): while one warp group adds its
+        // finished set, the other's block runs on the tensor cores. No wgmma of this warp group
+        // is in flight during its adds, which in the halves stalled the adds at dispatch (the
+        // structure of cuBLASLt's fp8 kernel; bench/notes/gemm.md, v5c). Without the
+        // alternation the two warp groups ran in step and idled the tensor cores together
+        // (v4's single set: 0.68x).
+        float part[BN / 2];
+        const int my_turn = 3 + consumer, their_turn = 4 - consumer;
+        if (consumer == 1) named_barrier_arrive(their_turn, 256);  // the first consumer goes first
+        auto block = [&](auto first, auto&& after_issue) {
+          const int s = wait_full();
+          named_barrier(my_turn, 256);
+          issue(part, s, false);
+          named_barrier_arrive(their_turn, 256);
+          after_issue();
+          wgmma_wait<0>();
+          fence_registers(part);
+          release(s);
+          add_partials(acc, part, decltype(first)::value);
+          ring.advance();
+        };
         bool pending = false;
         int prev_tm = 0, prev_tn = 0;
         auto store_prev = [&]() {
@@ -376,37 +388,17 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int u = cluster; u < units; u += clusters) {
           int pm, tn;
           tile_coords(u, pairs_m, tiles_n, pm, tn);
-          int kb = 0;
-          if constexpr (kQuads) {
-            if (consumer == 0 && k_blocks >= 4) {
-              quad(std::true_type{}, store_prev);
-              kb = 4;
-            }
-          }
-          if (kb == 0) {
-            if (k_blocks >= 2 && (kQuads || consumer == 0)) {
-              pair(std::true_type{}, store_prev);
-              kb = 2;
-            } else {
-              single(std::true_type{}, store_prev);
-              kb = 1;
-            }
-          }
-          if constexpr (kQuads)
-            for (; kb + 3 < k_blocks; kb += 4) quad(std::false_type{}, nothing);
-          for (; kb + 1 < k_blocks; kb += 2) pair(std::false_type{}, nothing);
-          if (kb < k_blocks) single(std::false_type{}, nothing);
+          block(std::true_type{}, store_prev);
+          for (int kb = 1; kb < k_blocks; ++kb) block(std::false_type{}, nothing);
           pending = true;
           prev_tm = C * pm + static_cast<int>(rank);
           prev_tn = tn;
         }
+        // The second consumer arrived once more than the first waited: take that arrival.
+        if (consumer == 0) named_barrier(my_turn, 256);
         if (pending) store_tile(prev_tm, prev_tn, true);
-      };
-      auto wait_full = [&]() {
-        mbar_wait(full_at + 8 * ring.stage, ring.phase);
-        return ring.stage;
-      };
-      if constexpr (kTwoPartials<BN>) {
+      } else {
+        static_assert(BN <= 128, "two fp8 partial sets of the whole width fit up to 128 columns");
         // Up to 128 columns: two partial sets of the whole width, alternating over the blocks
         // of a call (3 x BN/2 registers). Calls of four blocks drain half as often as pairs:
         // 1.5-2.5% at 4096^3 (bench/notes/gemm.md, v5). Written out: the same calls built from
@@ -414,112 +406,100 @@ __global__ void __launch_bounds__(kThreads, 1)
         float part0[BN / 2], part1[BN / 2];
         auto single = [&](auto first, auto&& after_issue) {
           const int s = wait_full();
-          issue(part0, s, 0, false);
+          issue(part0, s, false);
           after_issue();
           wgmma_wait<0>();
           fence_registers(part0);
           release(s);
-          add_partials<0>(acc, part0, decltype(first)::value);
+          add_partials(acc, part0, decltype(first)::value);
           ring.advance();
         };
         auto pair = [&](auto first, auto&& after_issue) {
           const int s0 = wait_full();
-          issue(part0, s0, 0, false);
+          issue(part0, s0, false);
           ring.advance();
           const int s1 = wait_full();
-          issue(part1, s1, 0, false);
+          issue(part1, s1, false);
           after_issue();
           wgmma_wait<1>();
           fence_registers(part0);
           release(s0);
-          add_partials<0>(acc, part0, decltype(first)::value);
+          add_partials(acc, part0, decltype(first)::value);
           wgmma_wait<0>();
           fence_registers(part1);
           release(s1);
-          add_partials<0>(acc, part1, false);
+          add_partials(acc, part1, false);
           ring.advance();
         };
         auto quad = [&](auto first, auto&& after_issue) {
           const int s0 = wait_full();
-          issue(part0, s0, 0, false);
+          issue(part0, s0, false);
           ring.advance();
           const int s1 = wait_full();
-          issue(part1, s1, 0, false);
+          issue(part1, s1, false);
           after_issue();
           wgmma_wait<1>();
           fence_registers(part0);
           release(s0);
-          add_partials<0>(acc, part0, decltype(first)::value);
+          add_partials(acc, part0, decltype(first)::value);
           ring.advance();
           const int s2 = wait_full();
-          issue(part0, s2, 0, false);
+          issue(part0, s2, false);
           wgmma_wait<1>();
           fence_registers(part1);
           release(s1);
-          add_partials<0>(acc, part1, false);
+          add_partials(acc, part1, false);
           ring.advance();
           const int s3 = wait_full();
-          issue(part1, s3, 0, false);
+          issue(part1, s3, false);
           wgmma_wait<1>();
           fence_registers(part0);
           release(s2);
-          add_partials<0>(acc, part0, false);
+          add_partials(acc, part0, false);
           wgmma_wait<0>();
           fence_registers(part1);
           release(s3);
-          add_partials<0>(acc, part1, false);
+          add_partials(acc, part1, false);
           ring.advance();
+        };
+        // `single`, `pair` and `quad` take one, two or four K blocks; each keeps a wgmma group
+        // in flight behind every add but the last, and leaves none in flight when it returns: a
+        // group in flight across a loop iteration made ptxas serialise the wgmmas (C7514; v3).
+        // A tile's blocks go in quads, then a pair, then a single; the first consumer starts
+        // with a quad, the second with a pair, so that the two warp groups' drains (the last
+        // add of each call) fall two blocks apart and the other's queued wgmmas keep the
+        // tensor cores busy.
+        auto walk = [&](auto&& single, auto&& pair, auto&& quad) {
+          bool pending = false;
+          int prev_tm = 0, prev_tn = 0;
+          auto store_prev = [&]() {
+            if (pending) store_tile(prev_tm, prev_tn, false);
+          };
+          auto nothing = []() {};
+          for (int u = cluster; u < units; u += clusters) {
+            int pm, tn;
+            tile_coords(u, pairs_m, tiles_n, pm, tn);
+            int kb;
+            if (consumer == 0 && k_blocks >= 4) {
+              quad(std::true_type{}, store_prev);
+              kb = 4;
+            } else if (k_blocks >= 2) {
+              pair(std::true_type{}, store_prev);
+              kb = 2;
+            } else {
+              single(std::true_type{}, store_prev);
+              kb = 1;
+            }
+            for (; kb + 3 < k_blocks; kb += 4) quad(std::false_type{}, nothing);
+            for (; kb + 1 < k_blocks; kb += 2) pair(std::false_type{}, nothing);
+            if (kb < k_blocks) single(std::false_type{}, nothing);
+            pending = true;
+            prev_tm = C * pm + static_cast<int>(rank);
+            prev_tn = tn;
+          }
+          if (pending) store_tile(prev_tm, prev_tn, true);
         };
         walk(single, pair, quad);
-      } else {
-        // 192 columns: two partial sets of the whole width do not fit (96 + 2 x 96 registers),
-        // so each K block is issued as its two 96-column halves, one per partial set (96 +
-        // 2 x 48), and each half's add overlaps the other half's wgmmas. No calls of four
-        // blocks here: with the epilogue inside ptxas spilled them, and after the first call
-        // only they measured no gain (bench/notes/gemm.md, v5).
-        constexpr int kHalfRegs = BN / 4;
-        constexpr std::uint64_t kHalfB = (BN / 2) * kRowBytes >> 4;  // B rows of the second half
-        float half0[kHalfRegs], half1[kHalfRegs];
-        // A call's first block: both halves issued, the first one added (the second in flight).
-        auto open = [&](auto first, auto&& after_issue) {
-          const int s = wait_full();
-          issue(half0, s, 0, false);
-          issue(half1, s, kHalfB, false);
-          after_issue();
-          wgmma_wait<1>();
-          fence_registers(half0);
-          add_partials<0>(acc, half0, decltype(first)::value);
-          return s;
-        };
-        // The next block of a call: its first half issued behind the previous block's second,
-        // whose add (and the previous stage's release) runs behind it, then its second half.
-        auto next = [&](int prev_stage, auto prev_first) {
-          ring.advance();
-          const int s = wait_full();
-          issue(half0, s, 0, false);
-          wgmma_wait<1>();
-          fence_registers(half1);
-          release(prev_stage);
-          add_partials<kHalfRegs>(acc, half1, decltype(prev_first)::value);
-          issue(half1, s, kHalfB, false);
-          wgmma_wait<1>();
-          fence_registers(half0);
-          add_partials<0>(acc, half0, false);
-          return s;
-        };
-        // The last block's second half: the one add with nothing behind it.
-        auto close = [&](int stage, auto first) {
-          wgmma_wait<0>();
-          fence_registers(half1);
-          release(stage);
-          add_partials<kHalfRegs>(acc, half1, decltype(first)::value);
-          ring.advance();
-        };
-        auto single = [&](auto first, auto&& after_issue) { close(open(first, after_issue), first); };
-        auto pair = [&](auto first, auto&& after_issue) {
-          close(next(open(first, after_issue), first), std::false_type{});
-        };
-        walk(single, pair, std::false_type{});
       }
     } else {
       for (int u = cluster; u < units; u += clusters) {
@@ -528,7 +508,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         int prev_stage = 0;
         for (int kb = 0; kb < k_blocks; ++kb) {
           mbar_wait(full_at + 8 * ring.stage, ring.phase);
-          issue(acc, ring.stage, 0, kb > 0);
+          issue(acc, ring.stage, kb > 0);
           // Keep one group in flight: the previous stage is free once its group has retired.
           if (kb > 0) {
             wgmma_wait<1>();

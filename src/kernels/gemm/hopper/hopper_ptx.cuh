@@ -144,6 +144,11 @@ __device__ __forceinline__ void st_shared_v4(void* p, std::uint32_t a, std::uint
 __device__ __forceinline__ void named_barrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
+// Arrives on named barrier `id` without waiting: with bar.sync on the other side, one warp
+// group signals another (the barrier completes once `threads` have arrived or synced).
+__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
 
 // ---- wgmma -------------------------------------------------------------------------------
 
