@@ -34,18 +34,18 @@ std::string hopper_refusal(const GemmCall& call) {
 
 // Relative throughput per output column of a tile width, fitted to the sweeps at 4096^3 and
 // 8192^3 (bench/notes/gemm.md, v2). f16/bf16: 192 matches 256 (its fifth stage makes up for
-// the narrower tile), 128 reaches 0.84 of it, 64 about 0.55. fp8: 192 (one partial set per
-// warp group, the two alternating) runs 1.10x the column rate of 128 (quads, clusters of 2) at
-// 4096^3 (v5c), so 128 keeps 4096^3 on its whole waves and 192 takes 3072^3 and from 6144^3
-// up; 64 0.68; 256 is not built.
+// the narrower tile), 128 reaches 0.84 of it, 64 about 0.55. fp8 (v5c/v5d): 192 (one partial
+// set per warp group, the two alternating) runs 1.10x the column rate of 128 (quads), 176 1.08x
+// (clusters of 2 for both): 176 takes 4096^3 (768 tiles fill 5.8 of 6 waves where 192's 704
+// fill 5.3), 192 3072^3 and from 6144^3 up, 128 2048^3; 64 0.68; 256 is not built.
 double tile_efficiency(hopper::Elem elem, int tile_n) {
-  if (elem == hopper::Elem::e4m3) return tile_n == 192 ? 1.10 : tile_n == 128 ? 1.0 : 0.68;
+  if (elem == hopper::Elem::e4m3) return tile_n == 192 ? 1.10 : tile_n == 176 ? 1.08 : tile_n == 128 ? 1.0 : 0.68;
   return tile_n == 256 ? 1.0 : tile_n == 192 ? 0.99 : tile_n == 128 ? 0.84 : 0.55;
 }
 
 // Clusters of 2 (B multicast) pay off for fp8's 128-wide tile once a CTA walks many tiles
-// (8192^3: +5-10%) and are even at 4096^3; the 192-wide fp8 tile, which reads 17% fewer bytes
-// per FLOP, is as fast or faster alone (6144^3, 8192^3: bench/notes/gemm.md, v5). For
+// (8192^3: +5-10%) and are even at 4096^3, and for the 176-wide one (4096^3: 2-5% over single
+// CTAs); the 192-wide fp8 tile is as fast or faster alone (bench/notes/gemm.md, v5, v5d). For
 // f16/bf16 two sweeps at 8192^3 disagreed (each within the run-to-run spread there) and they
 // cost 1-4% at one to four waves, so f16/bf16 stay on single CTAs (v3).
 constexpr long long kClusterMinWaves = 8;
@@ -71,7 +71,9 @@ TileChoice choose_tile(hopper::Elem elem, int m, int n, int sms) {
       best_waves = waves;
     }
   }
-  if (elem == hopper::Elem::e4m3 && best.tile_n == 128 && best_waves >= kClusterMinWaves) best.cluster = 2;
+  if (elem == hopper::Elem::e4m3 &&
+      ((best.tile_n == 128 && best_waves >= kClusterMinWaves) || best.tile_n == 176))
+    best.cluster = 2;
   return best;
 }
 
@@ -99,7 +101,8 @@ GemmPlan choose(const GemmCall& call, std::string_view config) {
     c.cluster = config == base ? 1 : 2;
     c.unavailable = hopper_refusal(call);
     if (c.unavailable.empty() && !hopper::builds(hopper_elem(call.dtype), w))
-      c.unavailable = "the fp8 kernel has no 256-wide tile (its two accumulator sets would not fit in registers)";
+      c.unavailable = w == 256 ? "the fp8 kernel has no 256-wide tile (its partial set would not fit in registers)"
+                               : "the 176-wide tile is fp8's alone (f16/bf16 load B in 64-column boxes)";
     if (c.unavailable.empty()) {
       c.kernel = GemmKernel::hopper;
       c.tile_n = w;

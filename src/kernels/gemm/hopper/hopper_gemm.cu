@@ -51,10 +51,10 @@ template <Elem E>
 constexpr bool kPromote = E == Elem::e4m3;
 
 // fp8 widths promoted with one partial set per warp group and the two warp groups' wgmmas
-// alternating (acc + one set: BN registers): 192, where it ran 4-12% faster than the halves;
+// alternating (acc + one set: BN registers): 192 and 176 (192 ran 4-12% faster so than in halves);
 // at 128 the quads stay (the alternation cost the 2-CTA clusters 3% at 4096^3; v5c).
 template <int BN>
-constexpr bool kOrdered = BN == 192;
+constexpr bool kOrdered = BN == 192 || BN == 176;
 
 // Adds a partial set into the accumulators, or copies it there when it is a tile's first K block.
 template <int R>
@@ -63,7 +63,7 @@ __device__ __forceinline__ void add_partials(float (&acc)[R], const float (&part
   for (int i = 0; i < R; ++i) acc[i] = first ? part[i] : acc[i] + part[i];
 }
 
-constexpr int stages_for(int tile_n) { return tile_n == 256 ? 4 : tile_n == 192 ? 5 : tile_n == 128 ? 6 : 8; }
+constexpr int stages_for(int tile_n) { return tile_n == 256 ? 4 : tile_n >= 176 ? 5 : tile_n == 128 ? 6 : 8; }
 
 constexpr int kSmemLimit = 227 * 1024;  // dynamic shared memory a block may opt into on sm_90
 constexpr int kOutCols = 64;            // the epilogue stores 64-column boxes (128 bytes of bf16/f16)
@@ -293,10 +293,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     // (row_chunk); a warp's store then covers 8 rows x 64 bytes in whole sectors (paired 4-byte
     // stores used half of each sector and 4x the store instructions: bench/notes/gemm.md, v2).
     auto store_tile = [&](int tm, int tn, bool last) {
-      if (last) {
+      if (last || BN % kOutCols != 0) {
         // This CTA's last tile: nothing follows for the stores to overlap with, and plain
         // 16-byte stores from the registers finish sooner than a trip through shared memory
         // and the copy engine (1024^3 and 2048^3, one tile per CTA: bench/notes/gemm.md, v3).
+        // Also every tile of a width that is no multiple of the 64-column store box (176).
         const int row0 = tm * kTileM + consumer * 64 + warp * 16 + lane / 4;
 #pragma unroll
         for (int g = 0; g < BN / 32; ++g) {
@@ -310,6 +311,22 @@ __global__ void __launch_bounds__(kThreads, 1)
             if (row < m && col < n)
               *reinterpret_cast<uint4*>(c + static_cast<std::size_t>(row) * n + col) =
                   make_uint4(w[0], w[1], w[2], w[3]);
+          }
+        }
+        if constexpr (BN % 32 == 16) {
+          // The last 16 columns (176 wide): each lane's two columns of each 8-column group,
+          // 4-byte stores (n is a multiple of 8, so a pair is inside the row or past it).
+#pragma unroll
+          for (int j = BN / 8 - 2; j < BN / 8; ++j) {
+            const int col = tn * BN + 8 * j + 2 * (lane % 4);
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+              const int row = row0 + 8 * half;
+              const int a = 4 * j + 2 * half;
+              if (row < m && col < n)
+                *reinterpret_cast<std::uint32_t*>(c + static_cast<std::size_t>(row) * n + col) =
+                    pack2<typename Traits<E>::Out>(acc[a] * scale, acc[a + 1] * scale);
+            }
           }
         }
         return;
@@ -600,10 +617,12 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
 template <Elem E, int C>
 cudaError_t launch_elem(int tile_n, int m, int n, int k, const void* a, const void* b, void* c, const float* sa,
                         const float* sb, cudaStream_t stream) {
-  // fp8 keeps a partial accumulator set besides the fp32 one: 256 columns would not fit.
+  // fp8 keeps a partial set beside the fp32 accumulators (256 columns would not fit) and alone
+  // has 176 (f16/bf16 load B in 64-column boxes).
   if constexpr (kPromote<E>) {
     switch (tile_n) {
       case 192: return launch_tile<E, 192, C>(m, n, k, a, b, c, sa, sb, stream);
+      case 176: return launch_tile<E, 176, C>(m, n, k, a, b, c, sa, sb, stream);
       case 128: return launch_tile<E, 128, C>(m, n, k, a, b, c, sa, sb, stream);
       case 64: return launch_tile<E, 64, C>(m, n, k, a, b, c, sa, sb, stream);
     }
@@ -631,7 +650,7 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 
 int stages(int tile_n) { return stages_for(tile_n); }
 
-bool builds(Elem e, int tile_n) { return e != Elem::e4m3 || tile_n <= 192; }
+bool builds(Elem e, int tile_n) { return e == Elem::e4m3 ? tile_n <= 192 : tile_n != 176; }
 
 bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const void* c) {
   if (m < 1 || n < 1 || k < 1) return false;

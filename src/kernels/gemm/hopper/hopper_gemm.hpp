@@ -18,10 +18,10 @@ namespace assay::kernels::hopper {
 
 enum class Elem { f16, bf16, e4m3 };
 
-// Output tile widths built: 128 x {256, 192, 128, 64}; the tile height is 128 (two consumer
-// warp groups of 64 rows).
+// Output tile widths: 128 x {256, 192, 176, 128, 64}; the tile height is 128 (two consumer
+// warp groups of 64 rows). Not every dtype has every width (builds()).
 constexpr int kTileM = 128;
-constexpr int kTileWidths[] = {256, 192, 128, 64};
+constexpr int kTileWidths[] = {256, 192, 176, 128, 64};
 
 bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const void* c);
 
@@ -30,7 +30,8 @@ bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const v
 cudaError_t launch(Elem e, int tile_n, int cluster, int m, int n, int k, const void* a, const void* b, void* c,
                    const float* scale_a, const float* scale_b, cudaStream_t stream);
 
-// Whether this dtype has this width (fp8 keeps a second accumulator set: 256 does not fit).
+// Whether this dtype has this width: fp8 keeps a partial set beside its accumulators, so 256
+// does not fit; 176 is fp8's alone (f16/bf16 load B in 64-column boxes).
 bool builds(Elem e, int tile_n);
 
 // Pipeline depth of a tile width (shared-memory stages), for names and notes.
