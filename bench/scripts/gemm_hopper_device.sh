@@ -92,10 +92,14 @@ mio=$(pick smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio
       ;;
   esac
 done
-# The device tool returns at most 8 files from $OUT (a ninth makes it return none of the extra
-# ones, this archive included): results travel as one archive; a caller that adds its own
-# outputs puts them under $OUT/results before this script runs, or archives them itself.
-[ -d "$OUT/results" ] && tar czf "$OUT/results.tgz" -C "$OUT" results && rm -rf "$OUT/results"
 cat "$OUT/gpu.txt"
 for f in sweep protocol protocol3; do [ -f "$OUT/$f.txt" ] && tail -n 45 "$OUT/$f.txt"; done
 printf '%s\n' "${summary[@]}"
+# The device tool returns at most 8 files from $OUT (past that it drops files, possibly this
+# archive): the results and every log but the SASS dump travel as one archive, so a caller's
+# own file beside them (its captured stdout) still fits.
+mkdir -p "$OUT/results/logs"
+for f in gpu sweep protocol protocol3 gpu_tests cli_tests res_usage; do
+  [ -f "$OUT/$f.txt" ] && mv "$OUT/$f.txt" "$OUT/results/logs/"
+done
+tar czf "$OUT/results.tgz" -C "$OUT" results && rm -rf "$OUT/results"
