@@ -32,51 +32,6 @@ std::string hopper_refusal(const GemmCall& call) {
   return {};
 }
 
-// Relative throughput per output column of a tile width, fitted to the sweeps at 4096^3 and
-// 8192^3 (bench/notes/gemm.md, v2). f16/bf16: 192 matches 256 (its fifth stage makes up for
-// the narrower tile), 128 reaches 0.84 of it, 64 about 0.55. fp8 (v5c/v5d): 192 (one partial
-// set per warp group, the two alternating) runs 1.10x the column rate of 128 (quads), 176 1.08x
-// (clusters of 2 for both): 176 takes 4096^3 (768 tiles fill 5.8 of 6 waves where 192's 704
-// fill 5.3), 192 3072^3 and from 6144^3 up, 128 2048^3; 64 0.68; 256 is not built.
-double tile_efficiency(hopper::Elem elem, int tile_n) {
-  if (elem == hopper::Elem::e4m3) return tile_n == 192 ? 1.10 : tile_n == 176 ? 1.08 : tile_n == 128 ? 1.0 : 0.68;
-  return tile_n == 256 ? 1.0 : tile_n == 192 ? 0.99 : tile_n == 128 ? 0.84 : 0.55;
-}
-
-// Clusters of 2 (B multicast) pay off for fp8's 128-wide tile once a CTA walks many tiles
-// (8192^3: +5-10%) and are even at 4096^3, and for the 176-wide one (4096^3: 2-5% over single
-// CTAs); the 192-wide fp8 tile is as fast or faster alone (bench/notes/gemm.md, v5, v5d). For
-// f16/bf16 two sweeps at 8192^3 disagreed (each within the run-to-run spread there) and they
-// cost 1-4% at one to four waves, so f16/bf16 stay on single CTAs (v3).
-constexpr long long kClusterMinWaves = 8;
-
-// The tile width with the least predicted time: whole waves of tiles over the SMs (a
-// persistent CTA takes its tiles one after another) times the time of one tile.
-struct TileChoice {
-  int tile_n = 256;
-  int cluster = 1;
-};
-TileChoice choose_tile(hopper::Elem elem, int m, int n, int sms) {
-  TileChoice best;
-  double best_cost = 0;
-  long long best_waves = 0;
-  for (int w : hopper::kTileWidths) {
-    if (!hopper::builds(elem, w)) continue;
-    const long long tiles = static_cast<long long>((m + hopper::kTileM - 1) / hopper::kTileM) * ((n + w - 1) / w);
-    const long long waves = (tiles + sms - 1) / sms;
-    const double cost = static_cast<double>(waves) * w / tile_efficiency(elem, w);
-    if (best_cost == 0 || cost < best_cost) {
-      best.tile_n = w;
-      best_cost = cost;
-      best_waves = waves;
-    }
-  }
-  if (elem == hopper::Elem::e4m3 &&
-      ((best.tile_n == 128 && best_waves >= kClusterMinWaves) || best.tile_n == 176))
-    best.cluster = 2;
-  return best;
-}
-
 GemmPlan choose(const GemmCall& call, std::string_view config) {
   GemmPlan c;
   if (call.m < 1 || call.n < 1 || call.k < 1) {
@@ -87,7 +42,8 @@ GemmPlan choose(const GemmCall& call, std::string_view config) {
   if (config == "auto") {
     if (call.dtype != GemmDtype::f32 && hopper_refusal(call).empty()) {
       c.kernel = GemmKernel::hopper;
-      const TileChoice t = choose_tile(hopper_elem(call.dtype), call.m, call.n, current_facts().sms);
+      const hopper::TileChoice t =
+          hopper::choose_tile(call.dtype == GemmDtype::f8e4m3, call.m, call.n, current_facts().sms);
       c.tile_n = t.tile_n;
       c.cluster = t.cluster;
     } else {

@@ -28,7 +28,7 @@ struct GemmCall {
 };
 
 // Configurations a caller may pin (gemm_configs.hpp): "auto" (the shape heuristic),
-// "wgmma_128x{256,192,128,64}" (Hopper kernel, tile 128 x N; "_c2": in CTA pairs), 
+// "wgmma_128x{256,192,176,128,64}" (Hopper kernel, tile 128 x N; "_c2": in CTA pairs; 176 fp8 only),
 // "mma_sync" (f16/bf16), "simt" (f32, f8e4m3).
 const std::vector<std::string>& gemm_configs();
 

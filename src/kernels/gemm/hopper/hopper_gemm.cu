@@ -650,7 +650,6 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 
 int stages(int tile_n) { return stages_for(tile_n); }
 
-bool builds(Elem e, int tile_n) { return e == Elem::e4m3 ? tile_n <= 192 : tile_n != 176; }
 
 bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const void* c) {
   if (m < 1 || n < 1 || k < 1) return false;

@@ -14,14 +14,12 @@
 // else to the kernels that take any shape.
 #include <cuda_runtime.h>
 
+#include "kernels/gemm/tile_heuristic.hpp"
+
 namespace assay::kernels::hopper {
 
 enum class Elem { f16, bf16, e4m3 };
 
-// Output tile widths: 128 x {256, 192, 176, 128, 64}; the tile height is 128 (two consumer
-// warp groups of 64 rows). Not every dtype has every width (builds()).
-constexpr int kTileM = 128;
-constexpr int kTileWidths[] = {256, 192, 176, 128, 64};
 
 bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const void* c);
 
@@ -30,9 +28,8 @@ bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const v
 cudaError_t launch(Elem e, int tile_n, int cluster, int m, int n, int k, const void* a, const void* b, void* c,
                    const float* scale_a, const float* scale_b, cudaStream_t stream);
 
-// Whether this dtype has this width: fp8 keeps a partial set beside its accumulators, so 256
-// does not fit; 176 is fp8's alone (f16/bf16 load B in 64-column boxes).
-bool builds(Elem e, int tile_n);
+// Whether this dtype has this width (tile_built in tile_heuristic.hpp).
+inline bool builds(Elem e, int tile_n) { return tile_built(e == Elem::e4m3, tile_n); }
 
 // Pipeline depth of a tile width (shared-memory stages), for names and notes.
 int stages(int tile_n);

@@ -1,0 +1,23 @@
+#pragma once
+// The Hopper GEMM's shape heuristic, free of CUDA so that the CPU tests pin its choices: the
+// output tile widths each dtype has, their measured relative column rates, and the pick for a
+// shape (tile_heuristic.cpp; the measurements behind it: bench/notes/gemm.md).
+namespace assay::kernels::hopper {
+
+// Output tiles are 128 x {256, 192, 176, 128, 64}: two consumer warp groups of 64 rows.
+constexpr int kTileM = 128;
+constexpr int kTileWidths[] = {256, 192, 176, 128, 64};
+
+// Whether a width exists for fp8 or for f16/bf16: fp8 keeps a partial set beside its
+// accumulators, so 256 does not fit; 176 is fp8's alone (f16/bf16 load B in 64-column boxes).
+constexpr bool tile_built(bool fp8, int tile_n) { return fp8 ? tile_n <= 192 : tile_n != 176; }
+
+struct TileChoice {
+  int tile_n = 256;
+  int cluster = 1;  // CTAs per cluster (2: pairs multicasting B)
+};
+
+// The width (and cluster size) with the least predicted time for an m x n output on `sms` SMs.
+TileChoice choose_tile(bool fp8, int m, int n, int sms);
+
+}  // namespace assay::kernels::hopper

@@ -1,0 +1,60 @@
+// The Hopper GEMM's tile heuristic, pinned to the picks measured on the H100 (132 SMs): the
+// results of record name the kernel each square size ran (bench/BENCHMARKS.md, v5d).
+#include <gtest/gtest.h>
+
+#include "kernels/gemm/tile_heuristic.hpp"
+
+namespace {
+
+using assay::kernels::hopper::choose_tile;
+using assay::kernels::hopper::kTileWidths;
+using assay::kernels::hopper::tile_built;
+
+constexpr int kH100Sms = 132;
+
+struct Pick {
+  int size, tile_n, cluster;
+};
+
+TEST(TileHeuristic, SquareSizesOfRecordPickTheMeasuredTiles16Bit) {
+  for (const Pick p : {Pick{1024, 64, 1}, Pick{2048, 256, 1}, Pick{3072, 192, 1}, Pick{4096, 256, 1},
+                       Pick{8192, 192, 1}}) {
+    const auto t = choose_tile(false, p.size, p.size, kH100Sms);
+    EXPECT_EQ(t.tile_n, p.tile_n) << p.size;
+    EXPECT_EQ(t.cluster, p.cluster) << p.size;
+  }
+}
+
+TEST(TileHeuristic, SquareSizesOfRecordPickTheMeasuredTilesFp8) {
+  for (const Pick p : {Pick{1024, 64, 1}, Pick{2048, 128, 1}, Pick{3072, 192, 1}, Pick{4096, 176, 2},
+                       Pick{6144, 192, 1}, Pick{8192, 192, 1}}) {
+    const auto t = choose_tile(true, p.size, p.size, kH100Sms);
+    EXPECT_EQ(t.tile_n, p.tile_n) << p.size;
+    EXPECT_EQ(t.cluster, p.cluster) << p.size;
+  }
+}
+
+TEST(TileHeuristic, EveryPickExistsForItsDtype) {
+  for (const bool fp8 : {false, true})
+    for (const int m : {1, 100, 128, 129, 1000, 4999, 8192})
+      for (const int n : {8, 64, 176, 200, 1000, 4992, 8192})
+        for (const int sms : {1, 66, 114, 132}) {
+          const auto t = choose_tile(fp8, m, n, sms);
+          EXPECT_TRUE(tile_built(fp8, t.tile_n)) << fp8 << " " << m << "x" << n << " on " << sms;
+          EXPECT_TRUE(t.cluster == 1 || (fp8 && t.cluster == 2)) << m << "x" << n;
+        }
+}
+
+TEST(TileHeuristic, WidthsPerDtype) {
+  EXPECT_FALSE(tile_built(true, 256));  // fp8: the partial set would not fit
+  EXPECT_FALSE(tile_built(false, 176));  // f16/bf16: B comes in 64-column boxes
+  int fp8_widths = 0, widths16 = 0;
+  for (const int w : kTileWidths) {
+    fp8_widths += tile_built(true, w);
+    widths16 += tile_built(false, w);
+  }
+  EXPECT_EQ(fp8_widths, 4);
+  EXPECT_EQ(widths16, 4);
+}
+
+}  // namespace
