@@ -2,8 +2,9 @@
 """Where a kernel's warps stall, per SASS instruction, from an Nsight Compute source page.
 
 Input: the CSV of `ncu --import R.ncu-rep --page source --print-source sass --csv` for a report
-taken with `--section SourceCounters`. Prints the stall reasons over all samples, then every
-instruction holding at least THRESHOLD of the samples, with its top three reasons.
+taken with `--section SourceCounters`. Prints the stall reasons over all samples, the share of
+the samples per opcode with its largest reasons (the per-opcode tables of bench/notes/gemm.md),
+then every instruction holding at least THRESHOLD of the samples, with its top three reasons.
 Usage: sass_stalls.py PAGE.csv [THRESHOLD=0.005]
 """
 import csv
@@ -39,6 +40,21 @@ def main() -> int:
     print(f"{sys.argv[1]}: {total} samples, {executed} warp instructions executed")
     sums = {h: sum(num(r, i) for r in data) for i, h in reasons}
     print(" ".join(f"{h[6:]}={v / total:.3f}" for h, v in sorted(sums.items(), key=lambda x: -x[1]) if v / total > 0.005))
+    # Per opcode (the mnemonic without its predicate and modifiers): the share of all samples
+    # and its four largest reasons, for comparing kernels whose instruction addresses differ.
+    by_op = {}
+    for r in data:
+        words = r[source_col].split()
+        if words and words[0].startswith("@"):
+            words = words[1:]
+        op = words[0].split(".")[0] if words else "?"
+        acc = by_op.setdefault(op, {"": 0})
+        acc[""] += num(r, samples_col)
+        for i, h in reasons:
+            acc[h] = acc.get(h, 0) + num(r, i)
+    for op, acc in sorted(by_op.items(), key=lambda x: -x[1][""])[:12]:
+        top = sorted(((v, h[6:]) for h, v in acc.items() if h), reverse=True)[:4]
+        print(f"  {op:20s} {acc[''] / total:6.3f}  " + " ".join(f"{h}={v / total:.3f}" for v, h in top))
     for n, r in enumerate(data):
         s = num(r, samples_col)
         if s / total >= threshold:

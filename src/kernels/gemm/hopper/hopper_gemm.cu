@@ -45,14 +45,13 @@ struct Traits<Elem::e4m3> {
   static constexpr bool kBKMajor = true;   // B is n x k: K-contiguous, as fp8 wgmma requires
 };
 
-// As many stages as fit in 227 KB with the 1 KB alignment slack: 4 x 48 KB, 5 x 40, 6 x 32, 8 x 24.
 // fp8 sums each K block apart from the fp32 accumulators (see the consumer loop).
 template <Elem E>
 constexpr bool kPromote = E == Elem::e4m3;
 
 // fp8 widths promoted with one partial set per warp group and the two warp groups' wgmmas
-// alternating (acc + one set: BN registers): 192 and 176 (192 ran 4-12% faster so than in halves);
-// at 128 the quads stay (the alternation cost the 2-CTA clusters 3% at 4096^3; v5c).
+// alternating (acc + one set: BN registers): 192 and 176 (192 ran 4-12% faster that way than in
+// halves); at 128 the quads stay (the alternation cost the 2-CTA clusters 3% at 4096^3; v5c).
 template <int BN>
 constexpr bool kOrdered = BN == 192 || BN == 176;
 
@@ -63,6 +62,8 @@ __device__ __forceinline__ void add_partials(float (&acc)[R], const float (&part
   for (int i = 0; i < R; ++i) acc[i] = first ? part[i] : acc[i] + part[i];
 }
 
+// As many stages as fit in 227 KB with the 1 KB alignment slack and the output staging:
+// 4 x 48 KB (256), 5 x 40 or 38 (192, 176), 6 x 32 (128), 8 x 24 (64); fp8 stages hold 128 of K.
 constexpr int stages_for(int tile_n) { return tile_n == 256 ? 4 : tile_n >= 176 ? 5 : tile_n == 128 ? 6 : 8; }
 
 constexpr int kSmemLimit = 227 * 1024;  // dynamic shared memory a block may opt into on sm_90

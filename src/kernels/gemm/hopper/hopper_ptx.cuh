@@ -34,7 +34,6 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(std::uint64_t* bar, std::u
 __device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
-__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) { mbar_arrive(smem_u32(bar)); }
 
 // Spins until the phase with this parity has completed. A fresh barrier is in phase 0, so a
 // wait on parity 1 returns at once: that is how a producer starts on empty slots.
