@@ -17,10 +17,12 @@ double tile_efficiency(bool fp8, int tile_n) {
 
 // Clusters of 2 (B multicast) pay off for fp8's 128-wide tile once a CTA walks many tiles
 // (8192^3: +5-10%) and are even at 4096^3, and for the 176-wide one (4096^3: 2-5% over single
-// CTAs); the 192-wide fp8 tile is as fast or faster alone (bench/notes/gemm.md, v5, v5d). For
-// f16/bf16 two sweeps at 8192^3 disagreed (each within the run-to-run spread there) and they
-// cost 1-4% at one to four waves, so f16/bf16 stay on single CTAs (v3).
+// CTAs); the 192-wide fp8 tile is as fast or faster alone (bench/notes/gemm.md, v5, v5d).
+// f16/bf16's 256-wide tile, its epilogue behind the next tile (v6), runs 1.5-2% faster in
+// clusters of 2 at 4096^3 (four waves: B's L2 traffic halved), 5% slower at 2048^3 (one wave);
+// the 192-wide one 1% slower at 3072^3 (three waves). So clusters from four waves on.
 constexpr long long kClusterMinWaves = 8;
+constexpr long long kClusterMinWaves16 = 4;
 
 }  // namespace
 
@@ -43,6 +45,7 @@ TileChoice choose_tile(bool fp8, int m, int n, int sms) {
     }
   }
   if (fp8 && ((best.tile_n == 128 && best_waves >= kClusterMinWaves) || best.tile_n == 176)) best.cluster = 2;
+  if (!fp8 && best.tile_n == 256 && best_waves >= kClusterMinWaves16) best.cluster = 2;
   return best;
 }
 

@@ -293,7 +293,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     // The epilogue of one tile from `acc`. Each lane packs 16 contiguous bytes of a row
     // (row_chunk); a warp's store then covers 8 rows x 64 bytes in whole sectors (paired 4-byte
     // stores used half of each sector and 4x the store instructions: bench/notes/gemm.md, v2).
-    auto store_tile = [&](int tm, int tn, bool last) {
+    // `chunk(g, half, w)` gives the 16 bytes of the lane's row chunk (row_chunk's contract): from
+    // `acc`, or from the tile packed to 16 bits ahead (f16/bf16, see the consumer loop).
+    auto from_acc = [&](int g, int half, std::uint32_t(&w)[4]) {
+      row_chunk<typename Traits<E>::Out>(acc, g, half, scale, lane, w);
+    };
+    auto store_tile = [&](int tm, int tn, bool last, auto&& chunk) {
       if (last || BN % kOutCols != 0) {
         // This CTA's last tile: nothing follows for the stores to overlap with, and plain
         // 16-byte stores from the registers finish sooner than a trip through shared memory
@@ -306,7 +311,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
           for (int half = 0; half < 2; ++half) {
             std::uint32_t w[4];
-            row_chunk<typename Traits<E>::Out>(acc, g, half, scale, lane, w);
+            chunk(g, half, w);
             const int row = row0 + 8 * half;
             // n is a multiple of 8: a lane's 8 columns are all inside the row or all past it.
             if (row < m && col < n)
@@ -348,7 +353,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
           for (int half = 0; half < 2; ++half) {
             std::uint32_t w[4];
-            row_chunk<typename Traits<E>::Out>(acc, 2 * p + gg, half, scale, lane, w);
+            chunk(2 * p + gg, half, w);
             const int row = warp * 16 + lane / 4 + 8 * half;
             const int chunk = gg * 4 + lane % 4;
             st_shared_v4(box + row * 128 + ((chunk ^ (row & 7)) * 16), w[0], w[1], w[2], w[3]);
@@ -400,7 +405,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         bool pending = false;
         int prev_tm = 0, prev_tn = 0;
         auto store_prev = [&]() {
-          if (pending) store_tile(prev_tm, prev_tn, false);
+          if (pending) store_tile(prev_tm, prev_tn, false, from_acc);
         };
         auto nothing = []() {};
         for (int u = cluster; u < units; u += clusters) {
@@ -414,7 +419,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         // The second consumer arrived once more than the first waited: take that arrival.
         if (consumer == 0) named_barrier(my_turn, 256);
-        if (pending) store_tile(prev_tm, prev_tn, true);
+        if (pending) store_tile(prev_tm, prev_tn, true, from_acc);
       } else {
         static_assert(BN <= 128, "two fp8 partial sets of the whole width fit up to 128 columns");
         // Up to 128 columns: two partial sets of the whole width, alternating over the blocks
@@ -491,7 +496,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           bool pending = false;
           int prev_tm = 0, prev_tn = 0;
           auto store_prev = [&]() {
-            if (pending) store_tile(prev_tm, prev_tn, false);
+            if (pending) store_tile(prev_tm, prev_tn, false, from_acc);
           };
           auto nothing = []() {};
           for (int u = cluster; u < units; u += clusters) {
@@ -515,30 +520,55 @@ __global__ void __launch_bounds__(kThreads, 1)
             prev_tm = C * pm + static_cast<int>(rank);
             prev_tn = tn;
           }
-          if (pending) store_tile(prev_tm, prev_tn, true);
+          if (pending) store_tile(prev_tm, prev_tn, true, from_acc);
         };
         walk(single, pair, quad);
       }
     } else {
+      // f16/bf16: a finished tile is packed to 16 bits (half of `acc`'s registers), and its
+      // stores go out behind the next tile's first K block, whose wgmmas start `acc` afresh:
+      // the tensor cores no longer wait for the epilogue (bench/notes/gemm.md, v6). A CTA's
+      // last tile stores straight from `acc`.
+      std::uint32_t packed[BN / 4];
+      auto from_packed = [&](int g, int half, std::uint32_t(&w)[4]) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) w[i] = packed[8 * g + 2 * i + half];  // acc pair 4(4g + i) + 2 half
+        quad_transpose(w, lane);
+      };
+      bool pending = false;
+      int prev_tm = 0, prev_tn = 0;
       for (int u = cluster; u < units; u += clusters) {
         int pm, tn;
         tile_coords(u, pairs_m, tiles_n, pm, tn);
-        int prev_stage = 0;
-        for (int kb = 0; kb < k_blocks; ++kb) {
+        mbar_wait(full_at + 8 * ring.stage, ring.phase);
+        issue(acc, ring.stage, false);
+        if (pending) store_tile(prev_tm, prev_tn, false, from_packed);
+        int prev_stage = ring.stage;
+        ring.advance();
+        for (int kb = 1; kb < k_blocks; ++kb) {
           mbar_wait(full_at + 8 * ring.stage, ring.phase);
-          issue(acc, ring.stage, kb > 0);
+          issue(acc, ring.stage, true);
           // Keep one group in flight: the previous stage is free once its group has retired.
-          if (kb > 0) {
-            wgmma_wait<1>();
-            release(prev_stage);
-          }
+          wgmma_wait<1>();
+          release(prev_stage);
           prev_stage = ring.stage;
           ring.advance();
         }
         wgmma_wait<0>();
         fence_registers(acc);
         release(prev_stage);
-        store_tile(C * pm + static_cast<int>(rank), tn, u + clusters >= units);
+        const int tm = C * pm + static_cast<int>(rank);
+        if (u + clusters >= units) {
+          store_tile(tm, tn, true, from_acc);
+          pending = false;
+        } else {
+#pragma unroll
+          for (int j = 0; j < BN / 4; ++j)
+            packed[j] = pack2<typename Traits<E>::Out>(acc[2 * j] * scale, acc[2 * j + 1] * scale);
+          pending = true;
+          prev_tm = tm;
+          prev_tn = tn;
+        }
       }
     }
     if (tid == 0) bulk_wait_all();  // the last stores have landed before the CTA exits
