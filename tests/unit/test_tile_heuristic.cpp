@@ -25,6 +25,14 @@ TEST(TileHeuristic, SquareSizesOfRecordPickTheMeasuredTiles16Bit) {
   }
 }
 
+TEST(TileHeuristic, F16PairsOnlyFromFourToSevenWaves) {
+  // 8192 x 4096: 1024 tiles of 128x256, eight waves: alone (the pair lost at 16 waves).
+  EXPECT_EQ(choose_tile(false, 8192, 4096, kH100Sms).tile_n, 256);
+  EXPECT_EQ(choose_tile(false, 8192, 4096, kH100Sms).cluster, 1);
+  // 4096 x 4096 on 114 SMs (an H100 PCIe): 512 tiles, five waves: paired.
+  EXPECT_EQ(choose_tile(false, 4096, 4096, 114).cluster, 2);
+}
+
 TEST(TileHeuristic, SquareSizesOfRecordPickTheMeasuredTilesFp8) {
   for (const Pick p : {Pick{1024, 64, 1}, Pick{2048, 128, 1}, Pick{3072, 192, 1}, Pick{4096, 176, 2},
                        Pick{6144, 192, 1}, Pick{8192, 192, 1}}) {

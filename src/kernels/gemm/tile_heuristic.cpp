@@ -20,9 +20,10 @@ double tile_efficiency(bool fp8, int tile_n) {
 // CTAs); the 192-wide fp8 tile is as fast or faster alone (bench/notes/gemm.md, v5, v5d).
 // f16/bf16's 256-wide tile, its epilogue behind the next tile (v6), runs 1.5-2% faster in
 // clusters of 2 at 4096^3 (four waves: B's L2 traffic halved), 5% slower at 2048^3 (one wave);
-// the 192-wide one 1% slower at 3072^3 (three waves). So clusters from four waves on.
+// the 192-wide one 1% slower at 3072^3 (three waves), and at 8192^3 (16 waves) the 256-wide
+// pair ran 3-10% slower than alone in two sweeps (v5d, v6). So clusters at four to seven waves.
 constexpr long long kClusterMinWaves = 8;
-constexpr long long kClusterMinWaves16 = 4;
+constexpr long long kClusterWaves16[2] = {4, 8};  // [from, to)
 
 }  // namespace
 
@@ -45,7 +46,8 @@ TileChoice choose_tile(bool fp8, int m, int n, int sms) {
     }
   }
   if (fp8 && ((best.tile_n == 128 && best_waves >= kClusterMinWaves) || best.tile_n == 176)) best.cluster = 2;
-  if (!fp8 && best.tile_n == 256 && best_waves >= kClusterMinWaves16) best.cluster = 2;
+  if (!fp8 && best.tile_n == 256 && best_waves >= kClusterWaves16[0] && best_waves < kClusterWaves16[1])
+    best.cluster = 2;
   return best;
 }
 
