@@ -15,7 +15,7 @@ for f in sorted(glob.glob(sys.argv[1] + '/*/*.json')):
     run = os.path.basename(os.path.dirname(f))
     for c in json.load(open(f))['cases']:
         if c['backend'].startswith('assay') and c.get('speedup_vs_baseline'):
-            key = (c["bench"], c["backend"], c["dtype"], c["params"]["m"])
+            key = (c["bench"], c["backend"], c["dtype"], ",".join("%s=%s" % kv for kv in sorted(c["params"].items())))
             rows.setdefault(key, {})[run] = (c['speedup_vs_baseline'], c['summary_ns']['median'] / 1e3)
 runs = sorted({r for v in rows.values() for r in v}, key=lambda r: (r.split('-')[0], r))
 print('speedup vs cublas (assay us) per run:', ' '.join(runs))

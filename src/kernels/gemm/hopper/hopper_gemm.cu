@@ -245,8 +245,19 @@ __global__ void __launch_bounds__(kThreads, 1)
           ring.advance();
         }
       }
+      // Clusters: the CTA may exit only once nothing of the peer's can still reach its shared
+      // memory: the peer's consumers release every stage here too (remote arrivals), and they
+      // do so after its loads into this CTA's stages have landed. So wait until every stage is
+      // free again, as for a next fill. This replaced a closing cluster barrier of all threads,
+      // and took 0.3-1 us off every paired launch (bench/notes/gemm.md, v6).
+      if constexpr (C == 2) {
+        for (int s = 0; s < kStages; ++s) {
+          mbar_wait(&empty[ring.stage], ring.phase ^ 1);
+          ring.advance();
+        }
+      }
     }
-    __syncwarp();  // the producer lane rejoins its warp before the aligned cluster barrier
+    __syncwarp();  // the producer lane rejoins its warp
   } else {
     regs_claim<kConsumerRegs>();
     const int consumer = warp_group - 1;  // rows [64 * consumer, 64 * consumer + 64) of the tile
@@ -573,7 +584,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     if (tid == 0) bulk_wait_all();  // the last stores have landed before the CTA exits
   }
-  if constexpr (C == 2) cluster_sync();
 }
 
 template <Elem E, int BN, int C>

@@ -74,8 +74,7 @@ __device__ __forceinline__ unsigned cluster_rank() {
   return r;
 }
 
-// Every thread of every CTA of the cluster: orders the barrier set-up before any peer's use,
-// and keeps a CTA alive until its peer has stopped writing into its shared memory.
+// Every thread of every CTA of the cluster: orders the barrier set-up before any peer's use.
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
