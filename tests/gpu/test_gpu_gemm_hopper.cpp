@@ -86,15 +86,19 @@ using Pinned = std::tuple<std::string, DType>;
 class PinnedConfigs : public ::testing::TestWithParam<Pinned> {};
 
 // Full checks: one row of tiles and a ragged edge, tiny m, k below one stage, several
-// tiles per persistent CTA (2048 x 2048 is 512 tiles of 128 x 64), and a K tail.
+// tiles per persistent CTA (2048 x 2048 is 512 tiles of 128 x 64; 2304 x 2304 is 144 of
+// 192 x 192, more than the 132 SMs of an H100), and a K tail.
 TEST_P(PinnedConfigs, EdgeAndPersistenceShapesMatchOracle) {
   ASSAY_REQUIRE_GPU();
   const auto& [config, dtype] = GetParam();
   if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
-  const int shapes[][3] = {{129, 264, 80}, {1, 8, 16}, {300, 520, 1040}, {2048, 2048, 256}, {640, 1000, 4112}};
+  const int shapes[][3] = {{129, 264, 80},     {1, 8, 16},         {300, 520, 1040},
+                           {2048, 2048, 256}, {2304, 2304, 64}, {640, 1000, 4112}};
   for (const auto& s : shapes) {
     const bool fp8 = dtype == DType::f8e4m3;
-    if (config.rfind(fp8 ? "wgmma_128x256" : "wgmma_128x176", 0) == 0) {  // not built: see hopper_gemm.hpp
+    const bool unbuilt = fp8 ? config.rfind("wgmma_128x256", 0) == 0 || config.rfind("wgmma_192x192", 0) == 0
+                             : config.rfind("wgmma_128x176", 0) == 0;
+    if (unbuilt) {  // see hopper_gemm.hpp
       EXPECT_THROW(check_shape("assay@" + config, dtype, s[0], s[1], s[2], 300, 0), SkipError);
       continue;
     }
@@ -109,7 +113,7 @@ INSTANTIATE_TEST_SUITE_P(Configs, PinnedConfigs,
                          ::testing::Combine(::testing::Values("wgmma_128x256", "wgmma_128x256_c2", "wgmma_128x192",
                                                               "wgmma_128x192_c2", "wgmma_128x176", "wgmma_128x176_c2",
                                                               "wgmma_128x128", "wgmma_128x128_c2", "wgmma_128x64",
-                                                              "wgmma_128x64_c2"),
+                                                              "wgmma_128x64_c2", "wgmma_192x192", "wgmma_192x192_c2"),
                                             ::testing::Values(DType::f16, DType::bf16, DType::f8e4m3)),
                          [](const auto& info) {
                            return std::get<0>(info.param) + "_" + std::string(dtype_name(std::get<1>(info.param)));

@@ -44,6 +44,7 @@ GemmPlan choose(const GemmCall& call, std::string_view config) {
       c.kernel = GemmKernel::hopper;
       const hopper::TileChoice t =
           hopper::choose_tile(call.dtype == GemmDtype::f8e4m3, call.m, call.n, current_facts().sms);
+      c.tile_m = t.tile_m;
       c.tile_n = t.tile_n;
       c.cluster = t.cluster;
     } else {
@@ -51,17 +52,25 @@ GemmPlan choose(const GemmCall& call, std::string_view config) {
     }
     return c;
   }
-  for (int w : hopper::kTileWidths) {
-    const std::string base = "wgmma_128x" + std::to_string(w);
+  struct Shape {
+    int m, n;
+  };
+  std::vector<Shape> shapes;
+  for (int w : hopper::kTileWidths) shapes.push_back({hopper::kTileM, w});
+  shapes.push_back({192, 192});
+  for (const Shape t : shapes) {
+    const std::string base = "wgmma_" + std::to_string(t.m) + "x" + std::to_string(t.n);
     if (config != base && config != base + "_c2") continue;
     c.cluster = config == base ? 1 : 2;
     c.unavailable = hopper_refusal(call);
-    if (c.unavailable.empty() && !hopper::builds(hopper_elem(call.dtype), w))
-      c.unavailable = w == 256 ? "the fp8 kernel has no 256-wide tile (its partial set would not fit in registers)"
-                               : "the 176-wide tile is fp8's alone (f16/bf16 load B in 64-column boxes)";
+    if (c.unavailable.empty() && !hopper::builds(hopper_elem(call.dtype), t.m, t.n))
+      c.unavailable = t.m == 192  ? "the 192x192 tile is f16/bf16's alone (fp8's partial sets need 128-row tiles)"
+                      : t.n == 256 ? "the fp8 kernel has no 256-wide tile (its partial set would not fit in registers)"
+                                   : "the 176-wide tile is fp8's alone (f16/bf16 load B in 64-column boxes)";
     if (c.unavailable.empty()) {
       c.kernel = GemmKernel::hopper;
-      c.tile_n = w;
+      c.tile_m = t.m;
+      c.tile_n = t.n;
     }
     return c;
   }
@@ -91,8 +100,9 @@ GemmPlan plan_gemm(const GemmCall& call, std::string_view config) {
   switch (p.kernel) {
     case GemmKernel::hopper: {
       const int bk = call.dtype == GemmDtype::f8e4m3 ? 128 : 64;
-      p.name = "wgmma_128x" + std::to_string(p.tile_n) + "x" + std::to_string(bk) + "_s" +
-               std::to_string(hopper::stages(p.tile_n)) + (p.cluster == 2 ? "_c2" : "") + "_persistent";
+      p.name = "wgmma_" + std::to_string(p.tile_m) + "x" + std::to_string(p.tile_n) + "x" + std::to_string(bk) +
+               "_s" + std::to_string(hopper::stages(p.tile_m, p.tile_n)) + (p.cluster == 2 ? "_c2" : "") +
+               "_persistent";
       break;
     }
     case GemmKernel::mma_sync: p.name = detail::mma_sync_config_name(call.n, call.k, call.a, call.b, call.c); break;
@@ -108,7 +118,7 @@ GemmPlan plan_gemm(const GemmCall& call, std::string_view config) {
 cudaError_t launch_gemm(const GemmPlan& plan, const GemmCall& call, cudaStream_t stream) {
   switch (plan.kernel) {
     case GemmKernel::hopper:
-      return hopper::launch(hopper_elem(call.dtype), plan.tile_n, plan.cluster, call.m, call.n, call.k, call.a, call.b,
+      return hopper::launch(hopper_elem(call.dtype), plan.tile_m, plan.tile_n, plan.cluster, call.m, call.n, call.k, call.a, call.b,
                             call.c, call.scale_a, call.scale_b, stream);
     case GemmKernel::mma_sync:
       return detail::launch_mma_sync_gemm(call.dtype == GemmDtype::bf16, call.m, call.n, call.k, call.a, call.b,

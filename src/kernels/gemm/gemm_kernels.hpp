@@ -38,6 +38,7 @@ struct GemmPlan {
   std::string name;         // the kernel and its tiling, e.g. "wgmma_128x256x64_s4"; empty if unavailable
   std::string unavailable;  // why `config` cannot run this call (device, alignment, dtype)
   GemmKernel kernel = GemmKernel::none;
+  int tile_m = 128;  // hopper: output tile rows
   int tile_n = 0;   // hopper: output tile width
   int cluster = 1;  // hopper: CTAs per cluster
 };

@@ -17,12 +17,19 @@ namespace assay::kernels::hopper {
 
 namespace {
 
-constexpr int kThreads = 384;        // warp group 0 produces, 1 and 2 consume
-constexpr int kConsumers = 2;
 constexpr int kRowBytes = 128;       // one swizzle row: each tile row holds 128 bytes of K
 constexpr int kGroupM = 8;           // tile rows walked together (L2 reuse of B)
 constexpr int kProducerRegs = 40;
-constexpr int kConsumerRegs = 232;
+
+// Warp groups of a CTA whose tile has BM rows: group 0 produces, BM / 64 consume (64 rows each).
+// setmaxnreg: the producer gives registers back down to 40, the consumers take what that leaves
+// of the 64 K (a multiple of 8): 232 each with two consumers, 152 with three.
+template <int BM>
+struct Groups {
+  static constexpr int kConsumers = BM / 64;
+  static constexpr int kThreads = 128 * (kConsumers + 1);
+  static constexpr int kConsumerRegs = (65536 - kProducerRegs * 128) / (128 * kConsumers) / 8 * 8;
+};
 
 template <Elem E>
 struct Traits;
@@ -64,17 +71,21 @@ __device__ __forceinline__ void add_partials(float (&acc)[R], const float (&part
 
 // As many stages as fit in 227 KB with the 1 KB alignment slack and the output staging:
 // 4 x 48 KB (256), 5 x 40 or 38 (192, 176), 6 x 32 (128), 8 x 24 (64); fp8 stages hold 128 of K.
-constexpr int stages_for(int tile_n) { return tile_n == 256 ? 4 : tile_n >= 176 ? 5 : tile_n == 128 ? 6 : 8; }
+// 192x192 (f16/bf16, three consumers): 4 x 48 KB.
+constexpr int stages_for(int tile_m, int tile_n) {
+  return tile_m == 192 || tile_n == 256 ? 4 : tile_n >= 176 ? 5 : tile_n == 128 ? 6 : 8;
+}
 
 constexpr int kSmemLimit = 227 * 1024;  // dynamic shared memory a block may opt into on sm_90
 constexpr int kOutCols = 64;            // the epilogue stores 64-column boxes (128 bytes of bf16/f16)
 constexpr int kOutBoxBytes = 64 * kOutCols * 2;  // one consumer's 64 rows of one box
 
-template <Elem E, int BN>
+template <Elem E, int BM, int BN>
 struct Tile {
+  static constexpr int kConsumers = Groups<BM>::kConsumers;
   static constexpr int kBK = kRowBytes / Traits<E>::kElemBytes;  // K per stage
-  static constexpr int kStages = stages_for(BN);
-  static constexpr int kABytes = kTileM * kRowBytes;
+  static constexpr int kStages = stages_for(BM, BN);
+  static constexpr int kABytes = BM * kRowBytes;
   static constexpr int kBBytes = BN * kRowBytes;
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr int kRingBytes = kStages * kStageBytes;
@@ -164,14 +175,17 @@ __device__ __forceinline__ void row_chunk(const float (&acc)[R], int g, int half
 // C = 1: each CTA loads its own tiles. C = 2 (clusters of 2 CTAs): CTA rank r takes tile row
 // 2p + r of pair row p and the pair's common tile column; each CTA loads half of the common B
 // tile for both (multicast), halving B's L2-to-SM traffic.
-template <Elem E, int BN, int C>
-__global__ void __launch_bounds__(kThreads, 1)
+template <Elem E, int BM, int BN, int C>
+__global__ void __launch_bounds__(Groups<BM>::kThreads, 1)
     hopper_gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                        const __grid_constant__ CUtensorMap map_c, typename Traits<E>::Out* __restrict__ c, int m,
                        int n, int k,
                        const float* __restrict__ scale_a, const float* __restrict__ scale_b) {
-  using T = Tile<E, BN>;
+  using T = Tile<E, BM, BN>;
   constexpr int kStages = T::kStages;
+  constexpr int kConsumers = T::kConsumers;
+  // fp8's alternating consumers use named barriers 3 and 4, the staging boxes 1 + consumer.
+  static_assert(BM == 128 || E != Elem::e4m3, "fp8 tiles have 128 rows");
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>(
       (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
@@ -200,7 +214,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if constexpr (C == 2) cluster_sync();
   else __syncthreads();
 
-  const int tiles_m = (m + kTileM - 1) / kTileM;
+  const int tiles_m = (m + BM - 1) / BM;
   const int pairs_m = (tiles_m + C - 1) / C;
   const int tiles_n = (n + BN - 1) / BN;
   const int units = pairs_m * tiles_n;
@@ -221,7 +235,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           unsigned char* sb = sa + T::kABytes;
           // Own A plus both halves of B (one from each CTA) land in this stage.
           mbar_arrive_expect_tx(&full[ring.stage], T::kStageBytes);
-          tma_load_2d(sa, &map_a, &full[ring.stage], kb * T::kBK, tm * kTileM);
+          tma_load_2d(sa, &map_a, &full[ring.stage], kb * T::kBK, tm * BM);
           if constexpr (C == 1) {
             if constexpr (Traits<E>::kBKMajor) {
               tma_load_2d(sb, &map_b, &full[ring.stage], kb * T::kBK, tn * BN);
@@ -259,7 +273,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     __syncwarp();  // the producer lane rejoins its warp
   } else {
-    regs_claim<kConsumerRegs>();
+    regs_claim<Groups<BM>::kConsumerRegs>();
     const int consumer = warp_group - 1;  // rows [64 * consumer, 64 * consumer + 64) of the tile
     float scale = 1.0f;
     if constexpr (E == Elem::e4m3) scale = *scale_a * *scale_b;
@@ -315,7 +329,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         // 16-byte stores from the registers finish sooner than a trip through shared memory
         // and the copy engine (1024^3 and 2048^3, one tile per CTA: bench/notes/gemm.md, v3).
         // Also every tile of a width that is no multiple of the 64-column store box (176).
-        const int row0 = tm * kTileM + consumer * 64 + warp * 16 + lane / 4;
+        const int row0 = tm * BM + consumer * 64 + warp * 16 + lane / 4;
 #pragma unroll
         for (int g = 0; g < BN / 32; ++g) {
           const int col = tn * BN + 32 * g + 8 * (lane % 4);
@@ -373,7 +387,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         fence_proxy_async_smem();
         named_barrier(1 + consumer, 128);
         if (tid == 0) {
-          tma_store_2d(&map_c, box, x, tm * kTileM + consumer * 64);
+          tma_store_2d(&map_c, box, x, tm * BM + consumer * 64);
           bulk_commit();
         }
         out_buffer = (out_buffer + 1) % T::kOutBuffers;
@@ -539,11 +553,13 @@ __global__ void __launch_bounds__(kThreads, 1)
       // f16/bf16: a finished tile is packed to 16 bits (half of `acc`'s registers), and its
       // stores go out behind the next tile's first K block, whose wgmmas start `acc` afresh:
       // the tensor cores no longer wait for the epilogue (bench/notes/gemm.md, v6). A CTA's
-      // last tile stores straight from `acc`.
-      std::uint32_t packed[BN / 4];
+      // last tile stores straight from `acc`. Three consumers (192 rows) have 152 registers:
+      // no room for the packed tile beside `acc`, so they store each tile as it ends.
+      constexpr bool kBehind = BM == 128;
+      std::uint32_t packed[kBehind ? BN / 4 : 1];
       auto from_packed = [&](int g, int half, std::uint32_t(&w)[4]) {
 #pragma unroll
-        for (int i = 0; i < 4; ++i) w[i] = packed[8 * g + 2 * i + half];  // acc pair 4(4g + i) + 2 half
+        for (int i = 0; i < 4; ++i) w[i] = packed[kBehind ? 8 * g + 2 * i + half : 0];  // acc pair 4(4g + i) + 2 half
         quad_transpose(w, lane);
       };
       bool pending = false;
@@ -569,12 +585,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         fence_registers(acc);
         release(prev_stage);
         const int tm = C * pm + static_cast<int>(rank);
-        if (u + clusters >= units) {
-          store_tile(tm, tn, true, from_acc);
+        if (!kBehind || u + clusters >= units) {
+          store_tile(tm, tn, u + clusters >= units, from_acc);
           pending = false;
         } else {
 #pragma unroll
-          for (int j = 0; j < BN / 4; ++j)
+          for (int j = 0; j < (kBehind ? BN / 4 : 0); ++j)
             packed[j] = pack2<typename Traits<E>::Out>(acc[2 * j] * scale, acc[2 * j + 1] * scale);
           pending = true;
           prev_tm = tm;
@@ -586,10 +602,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 }
 
-template <Elem E, int BN, int C>
+template <Elem E, int BM, int BN, int C>
 cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void* c, const float* sa,
                         const float* sb, cudaStream_t stream) {
-  using T = Tile<E, BN>;
+  using T = Tile<E, BM, BN>;
   int device = 0;
   cudaError_t err = cudaGetDevice(&device);
   if (err != cudaSuccess) return err;
@@ -601,7 +617,7 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   static std::atomic<int> max_clusters[kMaxDevices];
   int cluster_limit = max_clusters[device].load(std::memory_order_acquire);
   if (cluster_limit == 0) {
-    err = cudaFuncSetAttribute(hopper_gemm_kernel<E, BN, C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    err = cudaFuncSetAttribute(hopper_gemm_kernel<E, BM, BN, C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                T::kSmemBytes);
     if (err != cudaSuccess) return err;
     int found = facts.sms;
@@ -612,11 +628,11 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
       attr.val.clusterDim.x = C;
       attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
       probe.gridDim = dim3(facts.sms / C * C);
-      probe.blockDim = dim3(kThreads);
+      probe.blockDim = dim3(Groups<BM>::kThreads);
       probe.dynamicSmemBytes = T::kSmemBytes;
       probe.attrs = &attr;
       probe.numAttrs = 1;
-      err = cudaOccupancyMaxActiveClusters(&found, hopper_gemm_kernel<E, BN, C>, &probe);
+      err = cudaOccupancyMaxActiveClusters(&found, hopper_gemm_kernel<E, BM, BN, C>, &probe);
       if (err != cudaSuccess) return err;
     }
     if (found < 1) return cudaErrorInvalidConfiguration;
@@ -626,7 +642,7 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   const MapElem me = E == Elem::e4m3 ? MapElem::u8 : MapElem::u16;
   CUtensorMap map_a, map_b;
   // A: k contiguous, m rows; box BK x 128.
-  err = tensor_map(map_a, device, me, a, k, m, T::kBK, kTileM);
+  err = tensor_map(map_a, device, me, a, k, m, T::kBK, BM);
   if (err != cudaSuccess) return err;
   if constexpr (Traits<E>::kBKMajor)
     err = tensor_map(map_b, device, me, b, k, n, T::kBK, BN / C);  // B: n x k, box BK x BN/C (one per CTA)
@@ -636,7 +652,7 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   CUtensorMap map_c;  // C: m x n (bf16/f16), one consumer's 64 rows x 64 columns per store
   err = tensor_map(map_c, device, MapElem::u16, c, n, m, kOutCols, 64);
   if (err != cudaSuccess) return err;
-  const int units = ((m + kTileM - 1) / kTileM + C - 1) / C * ((n + BN - 1) / BN);
+  const int units = ((m + BM - 1) / BM + C - 1) / C * ((n + BN - 1) / BN);
   const int clusters = units < cluster_limit ? units : cluster_limit;
   cudaLaunchConfig_t cfg = {};
   cudaLaunchAttribute attr = {};
@@ -644,52 +660,56 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   attr.val.clusterDim.x = C;
   attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
   cfg.gridDim = dim3(clusters * C);
-  cfg.blockDim = dim3(kThreads);
+  cfg.blockDim = dim3(Groups<BM>::kThreads);
   cfg.dynamicSmemBytes = T::kSmemBytes;
   cfg.stream = stream;
   cfg.attrs = &attr;
   cfg.numAttrs = C > 1 ? 1 : 0;
-  err = cudaLaunchKernelEx(&cfg, hopper_gemm_kernel<E, BN, C>, map_a, map_b, map_c,
+  err = cudaLaunchKernelEx(&cfg, hopper_gemm_kernel<E, BM, BN, C>, map_a, map_b, map_c,
                            static_cast<typename Traits<E>::Out*>(c), m, n, k, sa, sb);
   if (err != cudaSuccess) return err;
   return cudaGetLastError();
 }
 
 template <Elem E, int C>
-cudaError_t launch_elem(int tile_n, int m, int n, int k, const void* a, const void* b, void* c, const float* sa,
+cudaError_t launch_elem(int tile_m, int tile_n, int m, int n, int k, const void* a, const void* b, void* c, const float* sa,
                         const float* sb, cudaStream_t stream) {
   // fp8 keeps a partial set beside the fp32 accumulators (256 columns would not fit) and alone
   // has 176 (f16/bf16 load B in 64-column boxes).
   if constexpr (kPromote<E>) {
+    if (tile_m != 128) return cudaErrorInvalidValue;
     switch (tile_n) {
-      case 192: return launch_tile<E, 192, C>(m, n, k, a, b, c, sa, sb, stream);
-      case 176: return launch_tile<E, 176, C>(m, n, k, a, b, c, sa, sb, stream);
-      case 128: return launch_tile<E, 128, C>(m, n, k, a, b, c, sa, sb, stream);
-      case 64: return launch_tile<E, 64, C>(m, n, k, a, b, c, sa, sb, stream);
+      case 192: return launch_tile<E, 128, 192, C>(m, n, k, a, b, c, sa, sb, stream);
+      case 176: return launch_tile<E, 128, 176, C>(m, n, k, a, b, c, sa, sb, stream);
+      case 128: return launch_tile<E, 128, 128, C>(m, n, k, a, b, c, sa, sb, stream);
+      case 64: return launch_tile<E, 128, 64, C>(m, n, k, a, b, c, sa, sb, stream);
     }
   } else {
+    if (tile_m == 192) return tile_n == 192 ? launch_tile<E, 192, 192, C>(m, n, k, a, b, c, sa, sb, stream)
+                                            : cudaErrorInvalidValue;
+    if (tile_m != 128) return cudaErrorInvalidValue;
     switch (tile_n) {
-      case 256: return launch_tile<E, 256, C>(m, n, k, a, b, c, sa, sb, stream);
-      case 192: return launch_tile<E, 192, C>(m, n, k, a, b, c, sa, sb, stream);
-      case 128: return launch_tile<E, 128, C>(m, n, k, a, b, c, sa, sb, stream);
-      case 64: return launch_tile<E, 64, C>(m, n, k, a, b, c, sa, sb, stream);
+      case 256: return launch_tile<E, 128, 256, C>(m, n, k, a, b, c, sa, sb, stream);
+      case 192: return launch_tile<E, 128, 192, C>(m, n, k, a, b, c, sa, sb, stream);
+      case 128: return launch_tile<E, 128, 128, C>(m, n, k, a, b, c, sa, sb, stream);
+      case 64: return launch_tile<E, 128, 64, C>(m, n, k, a, b, c, sa, sb, stream);
     }
   }
   return cudaErrorInvalidValue;
 }
 
 template <Elem E>
-cudaError_t launch_cluster(int cluster, int tile_n, int m, int n, int k, const void* a, const void* b, void* c,
+cudaError_t launch_cluster(int cluster, int tile_m, int tile_n, int m, int n, int k, const void* a, const void* b, void* c,
                            const float* sa, const float* sb, cudaStream_t stream) {
-  return cluster == 2 ? launch_elem<E, 2>(tile_n, m, n, k, a, b, c, sa, sb, stream)
-                      : launch_elem<E, 1>(tile_n, m, n, k, a, b, c, sa, sb, stream);
+  return cluster == 2 ? launch_elem<E, 2>(tile_m, tile_n, m, n, k, a, b, c, sa, sb, stream)
+                      : launch_elem<E, 1>(tile_m, tile_n, m, n, k, a, b, c, sa, sb, stream);
 }
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 }  // namespace
 
-int stages(int tile_n) { return stages_for(tile_n); }
+int stages(int tile_m, int tile_n) { return stages_for(tile_m, tile_n); }
 
 
 bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const void* c) {
@@ -700,15 +720,15 @@ bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const v
   return pitches && aligned16(a) && aligned16(b) && aligned16(c);
 }
 
-cudaError_t launch(Elem e, int tile_n, int cluster, int m, int n, int k, const void* a, const void* b, void* c,
+cudaError_t launch(Elem e, int tile_m, int tile_n, int cluster, int m, int n, int k, const void* a, const void* b, void* c,
                    const float* scale_a, const float* scale_b, cudaStream_t stream) {
   if (!eligible(e, m, n, k, a, b, c)) return cudaErrorInvalidValue;
   if (e == Elem::e4m3 && (scale_a == nullptr || scale_b == nullptr)) return cudaErrorInvalidValue;
   if (cluster != 1 && cluster != 2) return cudaErrorInvalidValue;
   switch (e) {
-    case Elem::f16: return launch_cluster<Elem::f16>(cluster, tile_n, m, n, k, a, b, c, scale_a, scale_b, stream);
-    case Elem::bf16: return launch_cluster<Elem::bf16>(cluster, tile_n, m, n, k, a, b, c, scale_a, scale_b, stream);
-    case Elem::e4m3: return launch_cluster<Elem::e4m3>(cluster, tile_n, m, n, k, a, b, c, scale_a, scale_b, stream);
+    case Elem::f16: return launch_cluster<Elem::f16>(cluster, tile_m, tile_n, m, n, k, a, b, c, scale_a, scale_b, stream);
+    case Elem::bf16: return launch_cluster<Elem::bf16>(cluster, tile_m, tile_n, m, n, k, a, b, c, scale_a, scale_b, stream);
+    case Elem::e4m3: return launch_cluster<Elem::e4m3>(cluster, tile_m, tile_n, m, n, k, a, b, c, scale_a, scale_b, stream);
   }
   return cudaErrorInvalidValue;
 }
