@@ -52,13 +52,7 @@ GemmPlan choose(const GemmCall& call, std::string_view config) {
     }
     return c;
   }
-  struct Shape {
-    int m, n;
-  };
-  std::vector<Shape> shapes;
-  for (int w : hopper::kTileWidths) shapes.push_back({hopper::kTileM, w});
-  shapes.push_back({192, 192});
-  for (const Shape t : shapes) {
+  for (const hopper::TileShape t : hopper::kTileShapes) {
     const std::string base = "wgmma_" + std::to_string(t.m) + "x" + std::to_string(t.n);
     if (config != base && config != base + "_c2") continue;
     c.cluster = config == base ? 1 : 2;
@@ -133,10 +127,6 @@ cudaError_t launch_gemm(const GemmPlan& plan, const GemmCall& call, cudaStream_t
     case GemmKernel::none: break;
   }
   return cudaErrorInvalidValue;
-}
-
-cudaError_t launch_gemm(const GemmCall& call, cudaStream_t stream, std::string_view config) {
-  return launch_gemm(choose(call, config), call, stream);
 }
 
 }  // namespace assay::kernels

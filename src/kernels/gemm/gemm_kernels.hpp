@@ -28,7 +28,8 @@ struct GemmCall {
 };
 
 // Configurations a caller may pin (gemm_configs.hpp): "auto" (the shape heuristic),
-// "wgmma_128x{256,192,176,128,64}" (Hopper kernel, tile 128 x N; "_c2": in CTA pairs; 176 fp8 only),
+// "wgmma_128x{256,192,176,128,64}", "wgmma_192x192" (Hopper kernel, tile M x N; "_c2": in CTA pairs;
+// 176 fp8 only, 192x192 f16/bf16 only),
 // "mma_sync" (f16/bf16), "simt" (f32, f8e4m3).
 const std::vector<std::string>& gemm_configs();
 
@@ -43,8 +44,8 @@ struct GemmPlan {
   int cluster = 1;  // hopper: CTAs per cluster
 };
 
-// What launch_gemm(call, config) runs, without launching: the device checks, the eligibility
-// test and the shape heuristic. Reads the current device.
+// The kernel `config` runs for `call`, without launching: the device checks, the eligibility
+// test and the shape heuristic. Reads the current device. An empty name: `unavailable` says why.
 GemmPlan plan_gemm(const GemmCall& call, std::string_view config = "auto");
 
 // Launches `plan` for `call` on `stream`, choosing nothing again: a caller that launches the
@@ -52,9 +53,5 @@ GemmPlan plan_gemm(const GemmCall& call, std::string_view config = "auto");
 // and sizes; its pointers may change (the Hopper kernel re-checks their alignment).
 // cudaErrorInvalidValue for a plan with no kernel; otherwise the launch's error.
 cudaError_t launch_gemm(const GemmPlan& plan, const GemmCall& call, cudaStream_t stream);
-
-// plan_gemm then launch_gemm: cudaErrorInvalidValue for sizes below 1, an unknown config, or a
-// pinned config that cannot run this call (plan_gemm says why).
-cudaError_t launch_gemm(const GemmCall& call, cudaStream_t stream, std::string_view config = "auto");
 
 }  // namespace assay::kernels

@@ -49,11 +49,11 @@ TileChoice choose_tile(bool fp8, int m, int n, int sms) {
       best_waves = waves;
     }
   };
-  for (int w : kTileWidths) consider(kTileM, w);
-  consider(192, 192);
-  if (fp8 && ((best.tile_n == 128 && best_waves >= kClusterMinWaves) || best.tile_n == 176)) best.cluster = 2;
-  if (!fp8 && best.tile_m == kTileM && best.tile_n == 256 && best_waves >= kClusterWaves16[0] && best_waves < kClusterWaves16[1])
-    best.cluster = 2;
+  for (const TileShape t : kTileShapes) consider(t.m, t.n);
+  const bool pair8 = fp8 && ((best.tile_n == 128 && best_waves >= kClusterMinWaves) || best.tile_n == 176);
+  const bool pair16 = !fp8 && best.tile_m == kTileM && best.tile_n == 256 && best_waves >= kClusterWaves16[0] &&
+                      best_waves < kClusterWaves16[1];
+  if (pair8 || pair16) best.cluster = 2;
   return best;
 }
 

@@ -2,6 +2,9 @@
 // The Hopper GEMM's shape heuristic, free of CUDA so that the CPU tests pin its choices: the
 // output tile widths each dtype has, their measured relative column rates, and the pick for a
 // shape (tile_heuristic.cpp; the measurements behind it: bench/notes/gemm.md).
+#include <array>
+#include <cstddef>
+
 namespace assay::kernels::hopper {
 
 // Output tiles are 128 x {256, 192, 176, 128, 64}: two consumer warp groups of 64 rows; and
@@ -16,13 +19,25 @@ constexpr bool tile_built(bool fp8, int tile_m, int tile_n) {
   return tile_m == kTileM ? tile_built(fp8, tile_n) : tile_m == 192 && tile_n == 192 && !fp8;
 }
 
+// Every tile shape the kernel has for some dtype, in the order the heuristic tries them and the
+// pinned configurations are named (wgmma_MxN).
+struct TileShape {
+  int m, n;
+};
+inline constexpr auto kTileShapes = [] {
+  std::array<TileShape, std::size(kTileWidths) + 1> shapes{};
+  for (std::size_t i = 0; i < std::size(kTileWidths); ++i) shapes[i] = {kTileM, kTileWidths[i]};
+  shapes.back() = {192, 192};
+  return shapes;
+}();
+
 struct TileChoice {
   int tile_m = kTileM;
   int tile_n = 256;
   int cluster = 1;  // CTAs per cluster (2: pairs multicasting B)
 };
 
-// The width (and cluster size) with the least predicted time for an m x n output on `sms` SMs.
+// The tile (and cluster size) with the least predicted time for an m x n output on `sms` SMs.
 TileChoice choose_tile(bool fp8, int m, int n, int sms);
 
 }  // namespace assay::kernels::hopper

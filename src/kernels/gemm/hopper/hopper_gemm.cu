@@ -641,7 +641,7 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   }
   const MapElem me = E == Elem::e4m3 ? MapElem::u8 : MapElem::u16;
   CUtensorMap map_a, map_b;
-  // A: k contiguous, m rows; box BK x 128.
+  // A: k contiguous, m rows; box BK x BM.
   err = tensor_map(map_a, device, me, a, k, m, T::kBK, BM);
   if (err != cudaSuccess) return err;
   if constexpr (Traits<E>::kBKMajor)

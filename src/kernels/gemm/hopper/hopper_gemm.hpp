@@ -1,10 +1,11 @@
 #pragma once
 // assay's Hopper GEMM (sm_90a): TMA loads into a shared-memory ring completed on mbarriers,
 // wgmma with fp32 accumulators, one producer warp group and two (three for 192-row tiles)
-// consumer warp groups (setmaxnreg), optionally 2-CTA clusters sharing the B tile by TMA multicast, a persistent grid
-// walking output tiles in grouped (L2-friendly) order, and an epilogue of TMA stores from a
-// shared-memory staging box that overlaps the next tile (a CTA's last tile stores 16-byte row
-// chunks straight from the registers). fp8 promotes each 128-deep K block to fp32.
+// consumer warp groups (setmaxnreg), optionally 2-CTA clusters sharing the B tile by TMA
+// multicast, a persistent grid walking output tiles in grouped (L2-friendly) order, and an
+// epilogue of TMA stores from a shared-memory staging box that overlaps the next tile (a CTA's
+// last tile stores 16-byte row chunks straight from the registers). fp8 promotes each 128-deep
+// K block to fp32.
 //
 //   f16 / bf16:  C[m,n] = A[m,k] * B[k,n]               A, B, C row-major, C in the input type
 //   e4m3:        C[m,n] = sa * sb * A[m,k] * B[n,k]^T   B stored n x k (K-major), C bf16
@@ -20,11 +21,10 @@ namespace assay::kernels::hopper {
 
 enum class Elem { f16, bf16, e4m3 };
 
-
 bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const void* c);
 
-// The output tile is `tile_m` x `tile_n`: 128 x one of kTileWidths, or 192 x 192 (f16/bf16:
-// three consumer warp groups); `cluster` 1 or 2 (CTA pairs multicasting B); `scale_a`/`scale_b`
+// The output tile is `tile_m` x `tile_n`, one of kTileShapes that `builds` this dtype (192 x
+// 192: three consumer warp groups); `cluster` 1 or 2 (CTA pairs multicasting B); `scale_a`/`scale_b`
 // are device pointers (e4m3 only).
 cudaError_t launch(Elem e, int tile_m, int tile_n, int cluster, int m, int n, int k, const void* a, const void* b,
                    void* c, const float* scale_a, const float* scale_b, cudaStream_t stream);
