@@ -200,6 +200,46 @@ __global__ void __launch_bounds__(Groups<BM>::kThreads, 1)
   const int tid = threadIdx.x % 128;
   const unsigned rank = C == 2 ? cluster_rank() : 0u;
   const unsigned peer = rank ^ 1u;
+  const int tiles_m = (m + BM - 1) / BM;
+  const int pairs_m = (tiles_m + C - 1) / C;
+  const int tiles_n = (n + BN - 1) / BN;
+  const int units = pairs_m * tiles_n;
+  const int cluster = blockIdx.x / C, clusters = gridDim.x / C;
+  const int k_blocks = (k + T::kBK - 1) / T::kBK;
+
+  // The producer's fill of one stage: K block kb of output tile (tm, tn).
+  auto load_stage = [&](int stage, int kb, int tm, int tn) {
+    unsigned char* sa = smem + stage * T::kStageBytes;
+    unsigned char* sb = sa + T::kABytes;
+    // Own A plus both halves of B (one from each CTA) land in this stage.
+    mbar_arrive_expect_tx(&full[stage], T::kStageBytes);
+    tma_load_2d(sa, &map_a, &full[stage], kb * T::kBK, tm * BM);
+    if constexpr (C == 1) {
+      if constexpr (Traits<E>::kBKMajor) {
+        tma_load_2d(sb, &map_b, &full[stage], kb * T::kBK, tn * BN);
+      } else {
+#pragma unroll
+        for (int j = 0; j < BN / 64; ++j)
+          tma_load_2d(sb + j * T::kBK * kRowBytes, &map_b, &full[stage], tn * BN + j * 64, kb * T::kBK);
+      }
+    } else if constexpr (Traits<E>::kBKMajor) {
+      constexpr int kHalf = BN / 2;  // rows of B (n) per CTA
+      tma_load_2d_multicast(sb + rank * kHalf * kRowBytes, &map_b, &full[stage], kb * T::kBK,
+                            tn * BN + static_cast<int>(rank) * kHalf, 0x3);
+    } else {
+      // 64-column boxes (128 bytes of N each), dealt alternately to the two CTAs.
+#pragma unroll
+      for (int j = 0; j < BN / 64; ++j)
+        if (j % 2 == static_cast<int>(rank))
+          tma_load_2d_multicast(sb + j * T::kBK * kRowBytes, &map_b, &full[stage], tn * BN + j * 64, kb * T::kBK,
+                                0x3);
+    }
+  };
+
+  // Single CTAs: thread 0, the producer, fills the first stages of its first tile as soon as the
+  // barriers exist, before the CTA's barrier and the register hand-over (a fresh ring is empty).
+  // Pairs cannot: a multicast needs the peer's barriers set up.
+  int primed = 0;
   if (threadIdx.x == 0) {
     prefetch_tensor_map(&map_a);
     prefetch_tensor_map(&map_b);
@@ -210,52 +250,30 @@ __global__ void __launch_bounds__(Groups<BM>::kThreads, 1)
       mbar_init(&empty[s], kConsumers * C);
     }
     mbar_init_fence();
+    if constexpr (C == 1) {
+      if (cluster < units) {
+        int tm, tn;
+        tile_coords(cluster, pairs_m, tiles_n, tm, tn);
+        primed = k_blocks < kStages ? k_blocks : kStages;
+        for (int kb = 0; kb < primed; ++kb) load_stage(kb, kb, tm, tn);
+      }
+    }
   }
   if constexpr (C == 2) cluster_sync();
   else __syncthreads();
-
-  const int tiles_m = (m + BM - 1) / BM;
-  const int pairs_m = (tiles_m + C - 1) / C;
-  const int tiles_n = (n + BN - 1) / BN;
-  const int units = pairs_m * tiles_n;
-  const int cluster = blockIdx.x / C, clusters = gridDim.x / C;
-  const int k_blocks = (k + T::kBK - 1) / T::kBK;
 
   if (warp_group == 0) {
     regs_release<kProducerRegs>();
     if (tid == 0) {
       Ring<kStages> ring;
+      for (int i = 0; i < primed; ++i) ring.advance();
       for (int u = cluster; u < units; u += clusters) {
         int pm, tn;
         tile_coords(u, pairs_m, tiles_n, pm, tn);
         const int tm = C * pm + static_cast<int>(rank);  // past the last row: TMA reads zeros
-        for (int kb = 0; kb < k_blocks; ++kb) {
+        for (int kb = u == cluster ? primed : 0; kb < k_blocks; ++kb) {
           mbar_wait(&empty[ring.stage], ring.phase ^ 1);
-          unsigned char* sa = smem + ring.stage * T::kStageBytes;
-          unsigned char* sb = sa + T::kABytes;
-          // Own A plus both halves of B (one from each CTA) land in this stage.
-          mbar_arrive_expect_tx(&full[ring.stage], T::kStageBytes);
-          tma_load_2d(sa, &map_a, &full[ring.stage], kb * T::kBK, tm * BM);
-          if constexpr (C == 1) {
-            if constexpr (Traits<E>::kBKMajor) {
-              tma_load_2d(sb, &map_b, &full[ring.stage], kb * T::kBK, tn * BN);
-            } else {
-#pragma unroll
-              for (int j = 0; j < BN / 64; ++j)
-                tma_load_2d(sb + j * T::kBK * kRowBytes, &map_b, &full[ring.stage], tn * BN + j * 64, kb * T::kBK);
-            }
-          } else if constexpr (Traits<E>::kBKMajor) {
-            constexpr int kHalf = BN / 2;  // rows of B (n) per CTA
-            tma_load_2d_multicast(sb + rank * kHalf * kRowBytes, &map_b, &full[ring.stage], kb * T::kBK,
-                                  tn * BN + static_cast<int>(rank) * kHalf, 0x3);
-          } else {
-            // 64-column boxes (128 bytes of N each), dealt alternately to the two CTAs.
-#pragma unroll
-            for (int j = 0; j < BN / 64; ++j)
-              if (j % 2 == static_cast<int>(rank))
-                tma_load_2d_multicast(sb + j * T::kBK * kRowBytes, &map_b, &full[ring.stage], tn * BN + j * 64,
-                                      kb * T::kBK, 0x3);
-          }
+          load_stage(ring.stage, kb, tm, tn);
           ring.advance();
         }
       }
