@@ -112,8 +112,8 @@ GemmPlan plan_gemm(const GemmCall& call, std::string_view config) {
 cudaError_t launch_gemm(const GemmPlan& plan, const GemmCall& call, cudaStream_t stream) {
   switch (plan.kernel) {
     case GemmKernel::hopper:
-      return hopper::launch(hopper_elem(call.dtype), plan.tile_m, plan.tile_n, plan.cluster, call.m, call.n, call.k, call.a, call.b,
-                            call.c, call.scale_a, call.scale_b, stream);
+      return hopper::launch(hopper_elem(call.dtype), plan.tile_m, plan.tile_n, plan.cluster, call.m, call.n, call.k,
+                            call.a, call.b, call.c, call.scale_a, call.scale_b, stream);
     case GemmKernel::mma_sync:
       return detail::launch_mma_sync_gemm(call.dtype == GemmDtype::bf16, call.m, call.n, call.k, call.a, call.b,
                                           call.c, stream);

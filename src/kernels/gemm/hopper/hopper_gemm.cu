@@ -22,13 +22,18 @@ constexpr int kGroupM = 8;           // tile rows walked together (L2 reuse of B
 constexpr int kProducerRegs = 40;
 
 // Warp groups of a CTA whose tile has BM rows: group 0 produces, BM / 64 consume (64 rows each).
-// setmaxnreg: the producer gives registers back down to 40, the consumers take what that leaves
-// of the 64 K (a multiple of 8): 232 each with two consumers, 152 with three.
+// The CTA launches with the registers its size allows (a multiple of 8 per thread: 168 for 384
+// threads, 128 for 512); setmaxnreg then moves the producer's down to 40 and shares what that
+// frees among the consumers (a multiple of 8): 232 each with two consumers, 152 with three.
+// setmaxnreg.inc waits for registers the CTA has released, so it must ask for no more.
 template <int BM>
 struct Groups {
   static constexpr int kConsumers = BM / 64;
   static constexpr int kThreads = 128 * (kConsumers + 1);
-  static constexpr int kConsumerRegs = (65536 - kProducerRegs * 128) / (128 * kConsumers) / 8 * 8;
+  static constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
+  static constexpr int kConsumerRegs =
+      (kLaunchRegs * kThreads - kProducerRegs * 128) / (128 * kConsumers) / 8 * 8;
+  static_assert(kConsumerRegs >= kLaunchRegs, "the consumers must not give registers back");
 };
 
 template <Elem E>
@@ -206,6 +211,13 @@ __global__ void __launch_bounds__(Groups<BM>::kThreads, 1)
   const int units = pairs_m * tiles_n;
   const int cluster = blockIdx.x / C, clusters = gridDim.x / C;
   const int k_blocks = (k + T::kBK - 1) / T::kBK;
+  // This CTA's output tile of unit u (rank r of a pair takes tile row 2p + r of pair row p; past
+  // the last row TMA reads zeros and nothing is stored).
+  auto unit_tile = [&](int u, int& tm, int& tn) {
+    int pm;
+    tile_coords(u, pairs_m, tiles_n, pm, tn);
+    tm = C * pm + static_cast<int>(rank);
+  };
 
   // The producer's fill of one stage: K block kb of output tile (tm, tn).
   auto load_stage = [&](int stage, int kb, int tm, int tn) {
@@ -253,7 +265,7 @@ __global__ void __launch_bounds__(Groups<BM>::kThreads, 1)
     if constexpr (C == 1) {
       if (cluster < units) {
         int tm, tn;
-        tile_coords(cluster, pairs_m, tiles_n, tm, tn);
+        unit_tile(cluster, tm, tn);
         primed = k_blocks < kStages ? k_blocks : kStages;
         for (int kb = 0; kb < primed; ++kb) load_stage(kb, kb, tm, tn);
       }
@@ -268,9 +280,8 @@ __global__ void __launch_bounds__(Groups<BM>::kThreads, 1)
       Ring<kStages> ring;
       for (int i = 0; i < primed; ++i) ring.advance();
       for (int u = cluster; u < units; u += clusters) {
-        int pm, tn;
-        tile_coords(u, pairs_m, tiles_n, pm, tn);
-        const int tm = C * pm + static_cast<int>(rank);  // past the last row: TMA reads zeros
+        int tm, tn;
+        unit_tile(u, tm, tn);
         for (int kb = u == cluster ? primed : 0; kb < k_blocks; ++kb) {
           mbar_wait(&empty[ring.stage], ring.phase ^ 1);
           load_stage(ring.stage, kb, tm, tn);
@@ -452,13 +463,10 @@ __global__ void __launch_bounds__(Groups<BM>::kThreads, 1)
         };
         auto nothing = []() {};
         for (int u = cluster; u < units; u += clusters) {
-          int pm, tn;
-          tile_coords(u, pairs_m, tiles_n, pm, tn);
           block(std::true_type{}, store_prev);
           for (int kb = 1; kb < k_blocks; ++kb) block(std::false_type{}, nothing);
           pending = true;
-          prev_tm = C * pm + static_cast<int>(rank);
-          prev_tn = tn;
+          unit_tile(u, prev_tm, prev_tn);
         }
         // The second consumer arrived once more than the first waited: take that arrival.
         if (consumer == 0) named_barrier(my_turn, 256);
@@ -543,8 +551,8 @@ __global__ void __launch_bounds__(Groups<BM>::kThreads, 1)
           };
           auto nothing = []() {};
           for (int u = cluster; u < units; u += clusters) {
-            int pm, tn;
-            tile_coords(u, pairs_m, tiles_n, pm, tn);
+            int tm, tn;
+            unit_tile(u, tm, tn);
             int kb;
             if (consumer == 0 && k_blocks >= 4) {
               quad(std::true_type{}, store_prev);
@@ -560,7 +568,7 @@ __global__ void __launch_bounds__(Groups<BM>::kThreads, 1)
             for (; kb + 1 < k_blocks; kb += 2) pair(std::false_type{}, nothing);
             if (kb < k_blocks) single(std::false_type{}, nothing);
             pending = true;
-            prev_tm = C * pm + static_cast<int>(rank);
+            prev_tm = tm;
             prev_tn = tn;
           }
           if (pending) store_tile(prev_tm, prev_tn, true, from_acc);
@@ -583,8 +591,8 @@ __global__ void __launch_bounds__(Groups<BM>::kThreads, 1)
       bool pending = false;
       int prev_tm = 0, prev_tn = 0;
       for (int u = cluster; u < units; u += clusters) {
-        int pm, tn;
-        tile_coords(u, pairs_m, tiles_n, pm, tn);
+        int tm, tn;
+        unit_tile(u, tm, tn);
         mbar_wait(full_at + 8 * ring.stage, ring.phase);
         issue(acc, ring.stage, false);
         if (pending) store_tile(prev_tm, prev_tn, false, from_packed);
@@ -602,7 +610,6 @@ __global__ void __launch_bounds__(Groups<BM>::kThreads, 1)
         wgmma_wait<0>();
         fence_registers(acc);
         release(prev_stage);
-        const int tm = C * pm + static_cast<int>(rank);
         if (!kBehind || u + clusters >= units) {
           store_tile(tm, tn, u + clusters >= units, from_acc);
           pending = false;
