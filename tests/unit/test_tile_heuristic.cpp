@@ -1,6 +1,6 @@
 // The Hopper GEMM's tile heuristic, pinned to the picks measured on the H100 (132 SMs): the
 // results of record name the kernel each square size ran (bench/BENCHMARKS.md, v5d; f16/bf16 4096^3 in clusters since v6, 3072^3 and 6144^3 on
-// 192x192 tiles since v7).
+// 192x192 tiles since v7; fp8 4096^3 on 208-wide pairs since v9).
 #include <gtest/gtest.h>
 
 #include "kernels/gemm/tile_heuristic.hpp"
@@ -36,7 +36,7 @@ TEST(TileHeuristic, F16PairsOnlyFromFourToSevenWaves) {
 }
 
 TEST(TileHeuristic, SquareSizesOfRecordPickTheMeasuredTilesFp8) {
-  for (const Pick p : {Pick{1024, 64, 1}, Pick{2048, 128, 1}, Pick{3072, 192, 1}, Pick{4096, 176, 2},
+  for (const Pick p : {Pick{1024, 64, 1}, Pick{2048, 128, 1}, Pick{3072, 192, 1}, Pick{4096, 208, 2},
                        Pick{6144, 192, 1}, Pick{8192, 192, 1}}) {
     const auto t = choose_tile(true, p.size, p.size, kH100Sms);
     EXPECT_EQ(t.tile_m, 128) << p.size;
@@ -52,9 +52,10 @@ TEST(TileHeuristic, EveryPickExistsForItsDtype) {
         for (const int sms : {1, 66, 114, 132}) {
           const auto t = choose_tile(fp8, m, n, sms);
           EXPECT_TRUE(tile_built(fp8, t.tile_m, t.tile_n)) << fp8 << " " << m << "x" << n << " on " << sms;
-          // Clusters of 2 exist for every width; the heuristic pairs fp8's 128/176 and f16/bf16's 256.
-          EXPECT_TRUE(t.cluster == 1 || (t.cluster == 2 && t.tile_m == 128 &&
-                                         (fp8 ? t.tile_n == 128 || t.tile_n == 176 : t.tile_n == 256)))
+          // Clusters of 2 exist for every width; the heuristic pairs fp8's 128/176/208 and f16/bf16's 256.
+          EXPECT_TRUE(t.cluster == 1 ||
+                      (t.cluster == 2 && t.tile_m == 128 &&
+                       (fp8 ? t.tile_n == 128 || t.tile_n == 176 || t.tile_n == 208 : t.tile_n == 256)))
               << fp8 << " " << m << "x" << n;
         }
 }
@@ -62,6 +63,7 @@ TEST(TileHeuristic, EveryPickExistsForItsDtype) {
 TEST(TileHeuristic, WidthsPerDtype) {
   EXPECT_FALSE(tile_built(true, 256));  // fp8: the partial set would not fit
   EXPECT_FALSE(tile_built(false, 176));  // f16/bf16: B comes in 64-column boxes
+  EXPECT_FALSE(tile_built(false, 208));
   EXPECT_TRUE(tile_built(false, 192, 192));
   EXPECT_FALSE(tile_built(true, 192, 192));  // fp8's partial sets need the 128-row tiles' registers
   EXPECT_FALSE(tile_built(false, 192, 256));
@@ -70,7 +72,7 @@ TEST(TileHeuristic, WidthsPerDtype) {
     fp8_widths += tile_built(true, w);
     widths16 += tile_built(false, w);
   }
-  EXPECT_EQ(fp8_widths, 4);
+  EXPECT_EQ(fp8_widths, 5);
   EXPECT_EQ(widths16, 4);
 }
 

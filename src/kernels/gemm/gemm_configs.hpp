@@ -8,9 +8,10 @@ namespace assay::kernels {
 
 // wgmma_MxN: the Hopper kernel with M x N output tiles; the _c2 forms run CTA pairs
 // (clusters of 2) that multicast their common B tile.
-inline constexpr std::array<std::string_view, 15> kGemmConfigNames = {
-    "auto",          "wgmma_128x256",    "wgmma_128x256_c2", "wgmma_128x192", "wgmma_128x192_c2",
-    "wgmma_128x176", "wgmma_128x176_c2", "wgmma_128x128",    "wgmma_128x128_c2", "wgmma_128x64",
-    "wgmma_128x64_c2", "wgmma_192x192", "wgmma_192x192_c2", "mma_sync",      "simt"};
+inline constexpr std::array<std::string_view, 17> kGemmConfigNames = {
+    "auto",          "wgmma_128x256",    "wgmma_128x256_c2", "wgmma_128x208",    "wgmma_128x208_c2",
+    "wgmma_128x192", "wgmma_128x192_c2", "wgmma_128x176",    "wgmma_128x176_c2", "wgmma_128x128",
+    "wgmma_128x128_c2", "wgmma_128x64",  "wgmma_128x64_c2",  "wgmma_192x192",    "wgmma_192x192_c2",
+    "mma_sync",      "simt"};
 
 }  // namespace assay::kernels

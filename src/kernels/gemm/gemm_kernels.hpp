@@ -28,8 +28,8 @@ struct GemmCall {
 };
 
 // Configurations a caller may pin (gemm_configs.hpp): "auto" (the shape heuristic),
-// "wgmma_128x{256,192,176,128,64}", "wgmma_192x192" (Hopper kernel, tile M x N; "_c2": in CTA pairs;
-// 176 fp8 only, 192x192 f16/bf16 only),
+// "wgmma_128x{256,208,192,176,128,64}", "wgmma_192x192" (Hopper kernel, tile M x N; "_c2": in CTA
+// pairs; 208 and 176 fp8 only, 192x192 f16/bf16 only),
 // "mma_sync" (f16/bf16), "simt" (f32, f8e4m3).
 const std::vector<std::string>& gemm_configs();
 

@@ -8,19 +8,22 @@ namespace {
 // 8192^3 (bench/notes/gemm.md, v2). f16/bf16: 192 matches 256 (its fifth stage makes up for
 // the narrower tile), 128 reaches 0.84 of it, 64 about 0.55. fp8 (v5c/v5d): 192 (one partial
 // set per warp group, the two alternating) runs 1.10x the column rate of 128 (quads), 176 1.08x
-// (clusters of 2 for both): 176 takes 4096^3 (768 tiles fill 5.8 of 6 waves where 192's 704
-// fill 5.3), 192 3072^3 and from 6144^3 up, 128 2048^3; 64 0.68; 256 is not built.
+// (clusters of 2 for both), 208 1.08 (in pairs: 1.086 at 4096^3, v9; the tensor core's rate is
+// the same at every width, so widths differ by their L2 traffic and waves): 208 takes 4096^3
+// (640 tiles fill 4.85 of 5 waves, 1040 column-waves against 176's 1056 and 192's 1152), 192
+// 3072^3 and from 6144^3 up (208 ran 1% behind it at 6144^3), 128 2048^3; 64 0.68; 256 is not built.
 // f16/bf16 192x192 (three consumer warp groups, v7): per output element 1.01 of 128x256's rate
 // (at 3072^3, with the same work per CTA as 128x192's three waves, 1.8-2.4% faster than it).
 double tile_efficiency(bool fp8, int tile_m, int tile_n) {
   if (tile_m == 192) return 1.01;
-  if (fp8) return tile_n == 192 ? 1.10 : tile_n == 176 ? 1.08 : tile_n == 128 ? 1.0 : 0.68;
+  if (fp8) return tile_n == 192 ? 1.10 : tile_n == 208 || tile_n == 176 ? 1.08 : tile_n == 128 ? 1.0 : 0.68;
   return tile_n == 256 ? 1.0 : tile_n == 192 ? 0.99 : tile_n == 128 ? 0.84 : 0.55;
 }
 
 // Clusters of 2 (B multicast) pay off for fp8's 128-wide tile once a CTA walks many tiles
 // (8192^3: +5-10%) and are even at 4096^3, and for the 176-wide one (4096^3: 2-5% over single
-// CTAs); the 192-wide fp8 tile is as fast or faster alone (bench/notes/gemm.md, v5, v5d).
+// CTAs), and for the 208-wide one (4096^3: 3% over single CTAs, v9); the 192-wide fp8 tile is as
+// fast or faster alone (bench/notes/gemm.md, v5, v5d).
 // f16/bf16's 256-wide tile, its epilogue behind the next tile (v6), runs 1.5-2% faster in
 // clusters of 2 at 4096^3 (four waves: B's L2 traffic halved), 5% slower at 2048^3 (one wave);
 // the 192-wide one 1% slower at 3072^3 (three waves), and at 8192^3 (16 waves) the 256-wide
@@ -50,7 +53,8 @@ TileChoice choose_tile(bool fp8, int m, int n, int sms) {
     }
   };
   for (const TileShape t : kTileShapes) consider(t.m, t.n);
-  const bool pair8 = fp8 && ((best.tile_n == 128 && best_waves >= kClusterMinWaves) || best.tile_n == 176);
+  const bool pair8 =
+      fp8 && ((best.tile_n == 128 && best_waves >= kClusterMinWaves) || best.tile_n == 176 || best.tile_n == 208);
   const bool pair16 = !fp8 && best.tile_m == kTileM && best.tile_n == 256 && best_waves >= kClusterWaves16[0] &&
                       best_waves < kClusterWaves16[1];
   if (pair8 || pair16) best.cluster = 2;

@@ -7,14 +7,15 @@
 
 namespace assay::kernels::hopper {
 
-// Output tiles are 128 x {256, 192, 176, 128, 64}: two consumer warp groups of 64 rows; and
+// Output tiles are 128 x {256, 208, 192, 176, 128, 64}: two consumer warp groups of 64 rows; and
 // 192 x 192 for f16/bf16, three consumer warp groups (cuBLAS's tile at 3072^3).
 constexpr int kTileM = 128;
-constexpr int kTileWidths[] = {256, 192, 176, 128, 64};
+constexpr int kTileWidths[] = {256, 208, 192, 176, 128, 64};
 
 // Whether a 128-row width exists for fp8 or for f16/bf16: fp8 keeps a partial set beside its
-// accumulators, so 256 does not fit; 176 is fp8's alone (f16/bf16 load B in 64-column boxes).
-constexpr bool tile_built(bool fp8, int tile_n) { return fp8 ? tile_n <= 192 : tile_n != 176; }
+// accumulators, so 256 does not fit; 208 and 176 are fp8's alone (f16/bf16 load B in 64-column
+// boxes).
+constexpr bool tile_built(bool fp8, int tile_n) { return fp8 ? tile_n != 256 : tile_n != 208 && tile_n != 176; }
 constexpr bool tile_built(bool fp8, int tile_m, int tile_n) {
   return tile_m == kTileM ? tile_built(fp8, tile_n) : tile_m == 192 && tile_n == 192 && !fp8;
 }

@@ -19,18 +19,21 @@ namespace {
 
 constexpr int kRowBytes = 128;       // one swizzle row: each tile row holds 128 bytes of K
 constexpr int kGroupM = 8;           // tile rows walked together (L2 reuse of B)
-constexpr int kProducerRegs = 40;
 
 // Warp groups of a CTA whose tile has BM rows: group 0 produces, BM / 64 consume (64 rows each).
 // The CTA launches with the registers its size allows (a multiple of 8 per thread: 168 for 384
-// threads, 128 for 512); setmaxnreg then moves the producer's down to 40 and shares what that
-// frees among the consumers (a multiple of 8): 232 each with two consumers, 152 with three.
-// setmaxnreg.inc waits for registers the CTA has released, so it must ask for no more.
-template <int BM>
+// threads, 128 for 512); setmaxnreg then moves the producer's down and shares what that frees
+// among the consumers (a multiple of 8): 232 each with two consumers, 152 with three.
+// setmaxnreg.inc waits for registers the CTA has released, so it must ask for no more. The
+// producer keeps 40, except beside the 208-wide fp8 tile: 24 (setmaxnreg's least), so that its
+// consumers get 240 (acc and one partial set take 208; at 232 ptxas spilled 1 KB and serialised
+// the wgmmas, C7512: bench/notes/gemm.md, v9).
+template <int BM, int BN>
 struct Groups {
   static constexpr int kConsumers = BM / 64;
   static constexpr int kThreads = 128 * (kConsumers + 1);
   static constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
+  static constexpr int kProducerRegs = BN == 208 ? 24 : 40;
   static constexpr int kConsumerRegs =
       (kLaunchRegs * kThreads - kProducerRegs * 128) / (128 * kConsumers) / 8 * 8;
   static_assert(kConsumerRegs >= kLaunchRegs, "the consumers must not give registers back");
@@ -62,10 +65,10 @@ template <Elem E>
 constexpr bool kPromote = E == Elem::e4m3;
 
 // fp8 widths promoted with one partial set per warp group and the two warp groups' wgmmas
-// alternating (acc + one set: BN registers): 192 and 176 (192 ran 4-12% faster that way than in
-// halves); at 128 the quads stay (the alternation cost the 2-CTA clusters 3% at 4096^3; v5c).
+// alternating (acc + one set: BN registers): 208, 192 and 176 (192 ran 4-12% faster that way than
+// in halves); at 128 the quads stay (the alternation cost the 2-CTA clusters 3% at 4096^3; v5c).
 template <int BN>
-constexpr bool kOrdered = BN == 192 || BN == 176;
+constexpr bool kOrdered = BN == 208 || BN == 192 || BN == 176;
 
 // Adds a partial set into the accumulators, or copies it there when it is a tile's first K block.
 template <int R>
@@ -75,8 +78,8 @@ __device__ __forceinline__ void add_partials(float (&acc)[R], const float (&part
 }
 
 // As many stages as fit in 227 KB with the 1 KB alignment slack and the output staging:
-// 4 x 48 KB (256), 5 x 40 or 38 (192, 176), 6 x 32 (128), 8 x 24 (64); fp8 stages hold 128 of K.
-// 192x192 (f16/bf16, three consumers): 4 x 48 KB.
+// 4 x 48 KB (256), 5 x 42, 40 or 38 (208, 192, 176; 208 and 176 store without staging),
+// 6 x 32 (128), 8 x 24 (64); fp8 stages hold 128 of K. 192x192 (f16/bf16, three consumers): 4 x 48 KB.
 constexpr int stages_for(int tile_m, int tile_n) {
   return tile_m == 192 || tile_n == 256 ? 4 : tile_n >= 176 ? 5 : tile_n == 128 ? 6 : 8;
 }
@@ -87,7 +90,7 @@ constexpr int kOutBoxBytes = 64 * kOutCols * 2;  // one consumer's 64 rows of on
 
 template <Elem E, int BM, int BN>
 struct Tile {
-  static constexpr int kConsumers = Groups<BM>::kConsumers;
+  static constexpr int kConsumers = Groups<BM, BN>::kConsumers;
   static constexpr int kBK = kRowBytes / Traits<E>::kElemBytes;  // K per stage
   static constexpr int kStages = stages_for(BM, BN);
   static constexpr int kABytes = BM * kRowBytes;
@@ -95,9 +98,12 @@ struct Tile {
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr int kRingBytes = kStages * kStageBytes;
   // Output staging per consumer: two boxes (one filled while the TMA store reads the other)
-  // where they fit beside the ring, else one.
+  // where they fit beside the ring, else one; none for widths that store straight from the
+  // registers (no multiple of the 64-column box: 176, 208; see store_tile).
   static constexpr int kFixedBytes = 2 * kStages * 8 + 1024;  // barriers, slack to align to 1024
-  static constexpr int kOutBuffers = kRingBytes + 2 * kConsumers * kOutBoxBytes + kFixedBytes <= kSmemLimit ? 2 : 1;
+  static constexpr int kOutBuffers = BN % kOutCols != 0 ? 0
+                                     : kRingBytes + 2 * kConsumers * kOutBoxBytes + kFixedBytes <= kSmemLimit ? 2
+                                                                                                              : 1;
   static constexpr int kOutBytes = kConsumers * kOutBuffers * kOutBoxBytes;
   static constexpr int kSmemBytes = kRingBytes + kOutBytes + kFixedBytes;
   static_assert(kSmemBytes <= kSmemLimit, "ring and output staging exceed shared memory");
@@ -181,7 +187,7 @@ __device__ __forceinline__ void row_chunk(const float (&acc)[R], int g, int half
 // 2p + r of pair row p and the pair's common tile column; each CTA loads half of the common B
 // tile for both (multicast), halving B's L2-to-SM traffic.
 template <Elem E, int BM, int BN, int C>
-__global__ void __launch_bounds__(Groups<BM>::kThreads, 1)
+__global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
     hopper_gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                        const __grid_constant__ CUtensorMap map_c, typename Traits<E>::Out* __restrict__ c, int m,
                        int n, int k,
@@ -275,7 +281,7 @@ __global__ void __launch_bounds__(Groups<BM>::kThreads, 1)
   else __syncthreads();
 
   if (warp_group == 0) {
-    regs_release<kProducerRegs>();
+    regs_release<Groups<BM, BN>::kProducerRegs>();
     if (tid == 0) {
       Ring<kStages> ring;
       for (int i = 0; i < primed; ++i) ring.advance();
@@ -302,7 +308,7 @@ __global__ void __launch_bounds__(Groups<BM>::kThreads, 1)
     }
     __syncwarp();  // the producer lane rejoins its warp
   } else {
-    regs_claim<Groups<BM>::kConsumerRegs>();
+    regs_claim<Groups<BM, BN>::kConsumerRegs>();
     const int consumer = warp_group - 1;  // rows [64 * consumer, 64 * consumer + 64) of the tile
     float scale = 1.0f;
     if constexpr (E == Elem::e4m3) scale = *scale_a * *scale_b;
@@ -357,7 +363,7 @@ __global__ void __launch_bounds__(Groups<BM>::kThreads, 1)
         // This CTA's last tile: nothing follows for the stores to overlap with, and plain
         // 16-byte stores from the registers finish sooner than a trip through shared memory
         // and the copy engine (1024^3 and 2048^3, one tile per CTA: bench/notes/gemm.md, v3).
-        // Also every tile of a width that is no multiple of the 64-column store box (176).
+        // Also every tile of a width that is no multiple of the 64-column store box (176, 208).
         const int row0 = tm * BM + consumer * 64 + warp * 16 + lane / 4;
 #pragma unroll
         for (int g = 0; g < BN / 32; ++g) {
@@ -374,7 +380,7 @@ __global__ void __launch_bounds__(Groups<BM>::kThreads, 1)
           }
         }
         if constexpr (BN % 32 == 16) {
-          // The last 16 columns (176 wide): each lane's two columns of each 8-column group,
+          // The last 16 columns (176, 208 wide): each lane's two columns of each 8-column group,
           // 4-byte stores (n is a multiple of 8, so a pair is inside the row or past it).
 #pragma unroll
           for (int j = BN / 8 - 2; j < BN / 8; ++j) {
@@ -391,35 +397,37 @@ __global__ void __launch_bounds__(Groups<BM>::kThreads, 1)
         }
         return;
       }
-      // Other tiles go through shared memory to TMA stores of 64-column boxes, so the
-      // consumers only write shared memory and go on to the next tile while the copy engine
-      // writes global memory (rows and columns past m, n are clipped). Chunk c of row r goes
-      // to position c ^ (r % 8) of the staging box: the 128-byte swizzle of the tensor map.
+      if constexpr (BN % kOutCols == 0) {
+        // Other tiles go through shared memory to TMA stores of 64-column boxes, so the
+        // consumers only write shared memory and go on to the next tile while the copy engine
+        // writes global memory (rows and columns past m, n are clipped). Chunk c of row r goes
+        // to position c ^ (r % 8) of the staging box: the 128-byte swizzle of the tensor map.
 #pragma unroll
-      for (int p = 0; p < BN / kOutCols; ++p) {
-        const int x = tn * BN + p * kOutCols;
-        if (x >= n) break;  // the same for the whole warp group
-        unsigned char* box = out_stage + (consumer * T::kOutBuffers + out_buffer) * kOutBoxBytes;
-        if (tid == 0) bulk_wait_read<T::kOutBuffers - 1>();  // the store that used `box` has read it
-        named_barrier(1 + consumer, 128);
+        for (int p = 0; p < BN / kOutCols; ++p) {
+          const int x = tn * BN + p * kOutCols;
+          if (x >= n) break;  // the same for the whole warp group
+          unsigned char* box = out_stage + (consumer * T::kOutBuffers + out_buffer) * kOutBoxBytes;
+          if (tid == 0) bulk_wait_read<T::kOutBuffers - 1>();  // the store that used `box` has read it
+          named_barrier(1 + consumer, 128);
 #pragma unroll
-        for (int gg = 0; gg < kOutCols / 32; ++gg) {
+          for (int gg = 0; gg < kOutCols / 32; ++gg) {
 #pragma unroll
-          for (int half = 0; half < 2; ++half) {
-            std::uint32_t w[4];
-            chunk(2 * p + gg, half, w);
-            const int row = warp * 16 + lane / 4 + 8 * half;
-            const int chunk = gg * 4 + lane % 4;
-            st_shared_v4(box + row * 128 + ((chunk ^ (row & 7)) * 16), w[0], w[1], w[2], w[3]);
+            for (int half = 0; half < 2; ++half) {
+              std::uint32_t w[4];
+              chunk(2 * p + gg, half, w);
+              const int row = warp * 16 + lane / 4 + 8 * half;
+              const int chunk = gg * 4 + lane % 4;
+              st_shared_v4(box + row * 128 + ((chunk ^ (row & 7)) * 16), w[0], w[1], w[2], w[3]);
+            }
           }
+          fence_proxy_async_smem();
+          named_barrier(1 + consumer, 128);
+          if (tid == 0) {
+            tma_store_2d(&map_c, box, x, tm * BM + consumer * 64);
+            bulk_commit();
+          }
+          out_buffer = (out_buffer + 1) % T::kOutBuffers;
         }
-        fence_proxy_async_smem();
-        named_barrier(1 + consumer, 128);
-        if (tid == 0) {
-          tma_store_2d(&map_c, box, x, tm * BM + consumer * 64);
-          bulk_commit();
-        }
-        out_buffer = (out_buffer + 1) % T::kOutBuffers;
       }
     };
 
@@ -653,7 +661,7 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
       attr.val.clusterDim.x = C;
       attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
       probe.gridDim = dim3(facts.sms / C * C);
-      probe.blockDim = dim3(Groups<BM>::kThreads);
+      probe.blockDim = dim3(Groups<BM, BN>::kThreads);
       probe.dynamicSmemBytes = T::kSmemBytes;
       probe.attrs = &attr;
       probe.numAttrs = 1;
@@ -685,7 +693,7 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   attr.val.clusterDim.x = C;
   attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
   cfg.gridDim = dim3(clusters * C);
-  cfg.blockDim = dim3(Groups<BM>::kThreads);
+  cfg.blockDim = dim3(Groups<BM, BN>::kThreads);
   cfg.dynamicSmemBytes = T::kSmemBytes;
   cfg.stream = stream;
   cfg.attrs = &attr;
@@ -700,10 +708,11 @@ template <Elem E, int C>
 cudaError_t launch_elem(int tile_m, int tile_n, int m, int n, int k, const void* a, const void* b, void* c, const float* sa,
                         const float* sb, cudaStream_t stream) {
   // fp8 keeps a partial set beside the fp32 accumulators (256 columns would not fit) and alone
-  // has 176 (f16/bf16 load B in 64-column boxes).
+  // has 208 and 176 (f16/bf16 load B in 64-column boxes).
   if constexpr (kPromote<E>) {
     if (tile_m != 128) return cudaErrorInvalidValue;
     switch (tile_n) {
+      case 208: return launch_tile<E, 128, 208, C>(m, n, k, a, b, c, sa, sb, stream);
       case 192: return launch_tile<E, 128, 192, C>(m, n, k, a, b, c, sa, sb, stream);
       case 176: return launch_tile<E, 128, 176, C>(m, n, k, a, b, c, sa, sb, stream);
       case 128: return launch_tile<E, 128, 128, C>(m, n, k, a, b, c, sa, sb, stream);
