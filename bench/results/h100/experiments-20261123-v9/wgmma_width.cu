@@ -2,8 +2,9 @@
 // v9). One CTA per SM, two warp groups each issuing m64nNk32 e4m3 (m64nNk16 bf16) from shared memory
 // into one accumulator set, groups of four K steps (one 128-byte K block), one group in flight; the
 // operands random bytes (no zeros, no NaN). Prints MACs per SM clock (clock64 around the loop, the
-// slowest CTA) for each N. The fp8 widths the GEMM lacks come from a header generated with
-// scripts/gen_wgmma_ops.py (see the build line in bench/notes/gemm.md, v9).
+// slowest CTA) for each N. The fp8 widths the GEMM lacks come from wgmma_extra.cuh (generated with
+// scripts/gen_wgmma_ops.py's wrapper()). Built from the repository root with
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Isrc -I<this folder> wgmma_width.cu
 #include <cstdio>
 #include <cstdint>
 #include <cuda_runtime.h>
