@@ -2,6 +2,8 @@
 
 #include "core/ids.hpp"
 
+#include "stats/summary.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,6 +16,16 @@ namespace {
 
 std::string time_us(double ns) { return fmt::format("{:.2f}", ns / 1e3); }
 
+// The median SM clock of a case's kept samples (the sampler's clock probe), or "-" without one:
+// from 4096^3 up a GEMM runs under the power cap, and two kernels' times differ by their clocks
+// as much as by their cycles (bench/notes/gemm.md, v9).
+std::string sm_clock(const CaseRecord& c) {
+  if (!c.measurement || c.measurement->sm_clock_mhz.empty()) return "-";
+  std::vector<double> mhz = c.measurement->sm_clock_mhz;
+  std::sort(mhz.begin(), mhz.end());
+  return fmt::format("{:.0f}", stats::percentile_sorted(mhz, 50));
+}
+
 // One row per case that has a time, in document order.
 struct Row {
   std::vector<std::string> cells;
@@ -21,7 +33,7 @@ struct Row {
 
 std::vector<std::string> header() {
   return {"bench", "dtype", "shape", "backend", "median us", "+-CI %", "TFLOP/s", "% peak",
-          "baseline us", "speedup", "stop", "status"};
+          "SM MHz", "baseline us", "speedup", "stop", "status"};
 }
 
 std::vector<Row> rows_of(const ResultsDocument& doc) {
@@ -39,6 +51,7 @@ std::vector<Row> rows_of(const ResultsDocument& doc) {
                    : "-",
                timed && c.derived ? fmt::format("{:.4g}", c.derived->tflops) : "-",
                timed && c.derived && c.derived->peak_tflops > 0 ? fmt::format("{:.1f}", c.derived->pct_of_peak) : "-",
+               timed ? sm_clock(c) : "-",
                c.baseline_median_ns && c.backend != c.baseline ? time_us(*c.baseline_median_ns) : "-",
                c.speedup_vs_baseline && c.backend != c.baseline ? fmt::format("{:.3f}x", *c.speedup_vs_baseline) : "-",
                c.measurement && timed ? c.measurement->stop_reason : "-",
@@ -67,6 +80,7 @@ std::string markdown_summary(const ResultsDocument& doc) {
                     run.started_utc);
   for (std::size_t i = 0; i < run.command_line.size(); ++i) md += (i ? " " : "") + run.command_line[i];
   md += "`\n\nTimes are medians; +-CI is the relative half-width of the 95% CI of the median; "
+        "SM MHz is the median SM clock of the timed samples (clock probe); "
         "speedup = baseline median / candidate median (>1: candidate faster).\n\n";
   const auto h = header();
   md += "|";
