@@ -13,6 +13,15 @@
 
 namespace assay::report {
 
+namespace {
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return stats::percentile_sorted(v, 50);
+}
+
+}  // namespace
+
 SessionsSummary summarize_sessions(const std::string& group_id, const std::vector<ResultsDocument>& sessions,
                                    const std::vector<std::string>& paths) {
   SessionsSummary out{group_id, paths, {}};
@@ -22,14 +31,20 @@ SessionsSummary summarize_sessions(const std::string& group_id, const std::vecto
       if (c.status != CaseStatus::ok || !c.summary) continue;
       const std::string key = store::case_key(doc.run, c).text();
       auto [it, inserted] = index.try_emplace(key, out.cases.size());
-      if (inserted) out.cases.push_back({c.id, key, {}, 0, 0});
-      out.cases[it->second].session_medians_ns.push_back(c.summary->median);
+      if (inserted) out.cases.push_back({c.id, key, {}, 0, 0, {}, 0});
+      SessionCase& sc = out.cases[it->second];
+      sc.session_medians_ns.push_back(c.summary->median);
+      const bool probed = c.measurement && !c.measurement->sm_clock_mhz.empty();
+      sc.session_sm_clock_mhz.push_back(probed ? median_of(c.measurement->sm_clock_mhz) : 0.0);
     }
   for (auto& sc : out.cases) {
-    std::vector<double> m = sc.session_medians_ns;
-    std::sort(m.begin(), m.end());
-    sc.median_of_medians_ns = stats::percentile_sorted(m, 50);
-    sc.spread_rel = (m.back() - m.front()) / sc.median_of_medians_ns;
+    const auto [lo, hi] = std::minmax_element(sc.session_medians_ns.begin(), sc.session_medians_ns.end());
+    sc.median_of_medians_ns = median_of(sc.session_medians_ns);
+    sc.spread_rel = (*hi - *lo) / sc.median_of_medians_ns;
+    std::vector<double> clocks;
+    for (double mhz : sc.session_sm_clock_mhz)
+      if (mhz > 0) clocks.push_back(mhz);
+    sc.median_sm_clock_mhz = clocks.empty() ? 0 : median_of(clocks);
   }
   return out;
 }
@@ -41,7 +56,9 @@ std::string sessions_json(const SessionsSummary& s) {
                      {"key", c.key},
                      {"session_medians_ns", c.session_medians_ns},
                      {"median_of_medians_ns", c.median_of_medians_ns},
-                     {"spread_rel", c.spread_rel}});
+                     {"spread_rel", c.spread_rel},
+                     {"session_sm_clock_mhz", c.session_sm_clock_mhz},
+                     {"median_sm_clock_mhz", c.median_sm_clock_mhz}});
   const nlohmann::json j = {{"schema", store::kSessionsSchemaName},
                             {"schema_version", 1},
                             {"run_group", s.group_id},
@@ -52,14 +69,17 @@ std::string sessions_json(const SessionsSummary& s) {
 
 std::string sessions_markdown(const SessionsSummary& s) {
   std::string md = fmt::format("## assay run: {} sessions of `{}`\n\n", s.session_paths.size(), s.group_id);
-  md += "| case | sessions | median of session medians | session spread | session medians |\n|---|---:|---:|---:|---|\n";
+  md += "| case | sessions | median of session medians | session spread | session medians | SM MHz |\n"
+        "|---|---:|---:|---:|---|---:|\n";
   for (const auto& c : s.cases) {
     std::string each;
     for (double m : c.session_medians_ns) each += (each.empty() ? "" : ", ") + metric_value_text(m, Metric::time);
-    md += fmt::format("| `{}` | {} | {} | {:.2f}% | {} |\n", c.case_id, c.session_medians_ns.size(),
-                      metric_value_text(c.median_of_medians_ns, Metric::time), 100 * c.spread_rel, each);
+    md += fmt::format("| `{}` | {} | {} | {:.2f}% | {} | {} |\n", c.case_id, c.session_medians_ns.size(),
+                      metric_value_text(c.median_of_medians_ns, Metric::time), 100 * c.spread_rel, each,
+                      c.median_sm_clock_mhz > 0 ? fmt::format("{:.0f}", c.median_sm_clock_mhz) : "-");
   }
-  md += "\nSession spread: (largest - smallest session median) / median of the session medians.\n";
+  md += "\nSession spread: (largest - smallest session median) / median of the session medians. SM MHz: "
+        "the median over the sessions of each session's median SM clock (clock probe).\n";
   return md;
 }
 

@@ -16,6 +16,11 @@ struct SessionCase {
   std::vector<double> session_medians_ns;  // sessions where the case is ok, in session order
   double median_of_medians_ns = 0;
   double spread_rel = 0;  // (max - min) / median of the session medians
+  // Per session (same order), the median SM clock of the case's samples (the clock probe; 0
+  // where the sampler has none), and their median over the sessions that have one (0 if none):
+  // under the power cap a time differs by clock as much as by cycles.
+  std::vector<double> session_sm_clock_mhz;
+  double median_sm_clock_mhz = 0;
 };
 
 struct SessionsSummary {

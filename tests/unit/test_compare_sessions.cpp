@@ -64,6 +64,26 @@ TEST(Repeat, SummaryIsTheMedianOfSessionMediansAndTheirSpread) {
   EXPECT_EQ(j["cases"][0]["median_of_medians_ns"], 100.0);
   const std::string md = report::sessions_markdown(s);
   EXPECT_NE(md.find("| `gemm/assay/f16/k=1024,m=1024,n=1024` | 3 | 100.0 ns | 6.00% |"), std::string::npos) << md;
+  // These sessions have no clock probe: no clock, and the JSON says 0.
+  EXPECT_EQ(s.cases[0].session_sm_clock_mhz, (std::vector<double>{0, 0, 0}));
+  EXPECT_EQ(j["cases"][0]["median_sm_clock_mhz"], 0.0);
+  EXPECT_NE(md.find("| 100.0 ns, 104.0 ns, 98.0 ns | - |"), std::string::npos) << md;
+}
+
+TEST(Repeat, SummaryCarriesEachSessionsMedianSmClock) {
+  auto probed = [](double median, std::vector<double> clocks) {
+    ResultsDocument d = session(median);
+    d.cases[0].measurement->sm_clock_mhz = std::move(clocks);  // assay's three samples
+    return d;
+  };
+  const auto s = report::summarize_sessions(
+      "g-x3", {probed(100, {1800, 1790, 1810}), probed(104, {1700, 1720, 1710}), session(98)}, {"a", "b", "c"});
+  EXPECT_EQ(s.cases[0].session_sm_clock_mhz, (std::vector<double>{1800, 1710, 0}));
+  EXPECT_EQ(s.cases[0].median_sm_clock_mhz, 1755);  // the two probed sessions
+  EXPECT_EQ(s.cases[1].median_sm_clock_mhz, 0);
+  const auto j = nlohmann::json::parse(report::sessions_json(s));
+  EXPECT_EQ(j["cases"][0]["session_sm_clock_mhz"][1], 1710.0);
+  EXPECT_NE(report::sessions_markdown(s).find("| 1755 |"), std::string::npos);
 }
 
 TEST(RunSet, FolderIsOneSideWithEverySession) {
