@@ -2,7 +2,7 @@
 
 #include "core/ids.hpp"
 
-#include "stats/summary.hpp"
+#include "report/sm_clock.hpp"
 
 #include <fmt/format.h>
 
@@ -20,10 +20,8 @@ std::string time_us(double ns) { return fmt::format("{:.2f}", ns / 1e3); }
 // from 4096^3 up a GEMM runs under the power cap, and two kernels' times differ by their clocks
 // as much as by their cycles (bench/notes/gemm.md, v9).
 std::string sm_clock(const CaseRecord& c) {
-  if (!c.measurement || c.measurement->sm_clock_mhz.empty()) return "-";
-  std::vector<double> mhz = c.measurement->sm_clock_mhz;
-  std::sort(mhz.begin(), mhz.end());
-  return fmt::format("{:.0f}", stats::percentile_sorted(mhz, 50));
+  const double mhz = c.measurement ? median_sm_clock_mhz(*c.measurement) : 0;
+  return mhz > 0 ? fmt::format("{:.0f}", mhz) : "-";
 }
 
 // One row per case that has a time, in document order.

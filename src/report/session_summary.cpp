@@ -7,6 +7,7 @@
 #include <map>
 
 #include "report/compare_outputs.hpp"
+#include "report/sm_clock.hpp"
 #include "stats/summary.hpp"
 #include "store/case_key.hpp"
 #include "store/run_set.hpp"
@@ -34,8 +35,7 @@ SessionsSummary summarize_sessions(const std::string& group_id, const std::vecto
       if (inserted) out.cases.push_back({c.id, key, {}, 0, 0, {}, 0});
       SessionCase& sc = out.cases[it->second];
       sc.session_medians_ns.push_back(c.summary->median);
-      const bool probed = c.measurement && !c.measurement->sm_clock_mhz.empty();
-      sc.session_sm_clock_mhz.push_back(probed ? median_of(c.measurement->sm_clock_mhz) : 0.0);
+      sc.session_sm_clock_mhz.push_back(c.measurement ? median_sm_clock_mhz(*c.measurement) : 0.0);
     }
   for (auto& sc : out.cases) {
     const auto [lo, hi] = std::minmax_element(sc.session_medians_ns.begin(), sc.session_medians_ns.end());

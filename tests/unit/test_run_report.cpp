@@ -35,7 +35,8 @@ ResultsDocument doc_with_clocks() {
   ResultsDocument doc;
   doc.run.suite_name = "clocks";
   doc.run.mode = "cold";
-  doc.cases.push_back(timed_case("assay", {186e3, 187e3, 185e3, 186e3}, {1810, 1790, 1796, 1700}));
+  // The probe's 0 (no timer tick seen) is no clock: left out of the median.
+  doc.cases.push_back(timed_case("assay", {186e3, 187e3, 185e3, 186e3, 186e3}, {1810, 1790, 0, 1796, 1700}));
   doc.cases.push_back(timed_case("cpu", {5e6, 5.1e6, 4.9e6}, {}));  // no clock probe
   CaseRecord failed = timed_case("cublas", {1e3}, {1900});
   failed.status = CaseStatus::check_failed;
