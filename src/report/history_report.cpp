@@ -22,11 +22,6 @@ std::string utc_text(std::time_t t) {
 
 std::string short_commit(const std::string& c) { return c.empty() ? "-" : c.substr(0, 10); }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return stats::percentile_sorted(v, 50);
-}
-
 }  // namespace
 
 std::string since_to_utc(const std::string& since, std::time_t now) {
@@ -69,7 +64,7 @@ std::vector<CaseTrend> case_trends(const std::vector<store::CasePoint>& points, 
     std::vector<double> series;
     for (auto& tp : trends[i].points) {
       const auto& m = medians[i][tp.run_group];
-      tp.median_ns = median_of(m);
+      tp.median_ns = stats::median_of(m);
       tp.sessions = m.size();
       series.push_back(tp.median_ns);
     }

@@ -14,15 +14,6 @@
 
 namespace assay::report {
 
-namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return stats::percentile_sorted(v, 50);
-}
-
-}  // namespace
-
 SessionsSummary summarize_sessions(const std::string& group_id, const std::vector<ResultsDocument>& sessions,
                                    const std::vector<std::string>& paths) {
   SessionsSummary out{group_id, paths, {}};
@@ -35,16 +26,13 @@ SessionsSummary summarize_sessions(const std::string& group_id, const std::vecto
       if (inserted) out.cases.push_back({c.id, key, {}, 0, 0, {}, 0});
       SessionCase& sc = out.cases[it->second];
       sc.session_medians_ns.push_back(c.summary->median);
-      sc.session_sm_clock_mhz.push_back(c.measurement ? median_sm_clock_mhz(*c.measurement) : 0.0);
+      sc.session_sm_clock_mhz.push_back(c.measurement ? median_sm_clock_mhz(c.measurement->sm_clock_mhz) : 0.0);
     }
   for (auto& sc : out.cases) {
     const auto [lo, hi] = std::minmax_element(sc.session_medians_ns.begin(), sc.session_medians_ns.end());
-    sc.median_of_medians_ns = median_of(sc.session_medians_ns);
+    sc.median_of_medians_ns = stats::median_of(sc.session_medians_ns);
     sc.spread_rel = (*hi - *lo) / sc.median_of_medians_ns;
-    std::vector<double> clocks;
-    for (double mhz : sc.session_sm_clock_mhz)
-      if (mhz > 0) clocks.push_back(mhz);
-    sc.median_sm_clock_mhz = clocks.empty() ? 0 : median_of(clocks);
+    sc.median_sm_clock_mhz = median_sm_clock_mhz(sc.session_sm_clock_mhz);
   }
   return out;
 }

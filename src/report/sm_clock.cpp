@@ -1,19 +1,16 @@
 #include "report/sm_clock.hpp"
 
-#include <algorithm>
 #include <vector>
 
 #include "stats/summary.hpp"
 
 namespace assay::report {
 
-double median_sm_clock_mhz(const MeasurementRecord& m) {
-  std::vector<double> mhz;
-  for (double x : m.sm_clock_mhz)
-    if (x > 0) mhz.push_back(x);
-  if (mhz.empty()) return 0;
-  std::sort(mhz.begin(), mhz.end());
-  return stats::percentile_sorted(mhz, 50);
+double median_sm_clock_mhz(std::span<const double> clocks_mhz) {
+  std::vector<double> known;
+  for (double mhz : clocks_mhz)
+    if (mhz > 0) known.push_back(mhz);
+  return known.empty() ? 0 : stats::median_of(known);
 }
 
 }  // namespace assay::report

@@ -1,12 +1,12 @@
 // The SM clock a case ran at, for the run and repeat tables.
 #pragma once
 
-#include "core/results.hpp"
+#include <span>
 
 namespace assay::report {
 
-// The median of the kept samples' SM clocks (the sampler's clock probe), leaving out the zeros of
-// probes that saw no timer tick; 0 when no sample has one (host, cpu, adapters).
-double median_sm_clock_mhz(const MeasurementRecord& m);
+// The median of the clocks that are known: a sample's clock probe that saw no timer tick, or a
+// session without a probe, records 0, which is left out. 0 when none is known (host, cpu, adapters).
+double median_sm_clock_mhz(std::span<const double> clocks_mhz);
 
 }  // namespace assay::report

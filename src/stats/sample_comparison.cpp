@@ -35,11 +35,6 @@ std::vector<double> logs_of(std::vector<double> v) {
   return v;
 }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return percentile_sorted(v, 50);
-}
-
 double mean_of(const std::vector<double>& v) {
   return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }

@@ -81,6 +81,12 @@ double relative_halfwidth(const MedianCi& m, double median) {
 
 }  // namespace
 
+double median_of(std::span<const double> values) {
+  std::vector<double> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  return percentile_sorted(sorted, 50);
+}
+
 double percentile_sorted(std::span<const double> sorted, double q) {
   if (sorted.empty()) throw std::invalid_argument("percentile of an empty sample");
   if (!(q >= 0.0 && q <= 100.0)) throw std::invalid_argument("percentile: q must lie in [0, 100]");

@@ -28,6 +28,9 @@ struct Summary {
 // q in [0, 100]; `sorted` must be ascending and non-empty (std::invalid_argument otherwise).
 double percentile_sorted(std::span<const double> sorted, double q);
 
+// The median (type 7) of unsorted values; non-empty (std::invalid_argument otherwise).
+double median_of(std::span<const double> values);
+
 // Confidence interval of the median from order statistics.
 //
 // Rank rule (1-based ranks, X_(1) <= ... <= X_(n)): the interval is [X_(j), X_(k)] with
