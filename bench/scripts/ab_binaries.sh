@@ -5,9 +5,16 @@
 # and the assay case's median SM clock printed last, the results as ab.tgz under $OUT.
 OUT=${OUT:-/tmp/out}; SUITE=${SUITE:?name the suite to run}; ROUNDS=${ROUNDS:-3}
 mkdir -p "$OUT/ab"
+variant_name() {
+  local dir=${1%%@*} env=; [ "$dir" != "$1" ] && env=${1#*@}
+  local name; name=$(echo "$dir${env:+-${env#*=}}" | tr -d ./); echo "${name:-base}"
+}
+# Two variants of one name would share a results folder (a folder named base and "." did once).
+names=$(for v in $VARIANTS; do variant_name "$v"; done)
+if [ "$(echo "$names" | sort | uniq -d)" != "" ]; then echo "variants with the same name: $names" >&2; exit 2; fi
 for i in $(seq "$ROUNDS"); do for v in $VARIANTS; do
   dir=${v%%@*}; env=; [ "$dir" != "$v" ] && env=${v#*@}
-  name=$(echo "$dir${env:+-${env#*=}}" | tr -d ./); name=${name:-base}
+  name=$(variant_name "$v")
   env $env "build/strip/$dir/assay" run "$SUITE" --out "$OUT/ab/$name-$i" --no-history > "$OUT/ab/$name-$i.txt" 2>&1 \
     || echo "$name-$i rc=$?"
 done; done
