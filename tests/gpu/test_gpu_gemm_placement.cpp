@@ -56,12 +56,14 @@ TEST(HopperPlacement, EveryTileIsComputedWhereverTheClustersRun) {
   const int sms = hopper::device_facts(current_device()).sms;
   const int m = 2176, n = 2064, k = 512;  // ragged edges; 17 x 9 tiles of 128 x 256: over one wave
   std::mt19937 rng(11);
-  std::uniform_int_distribution<int> small(-8, 8);
-  // Inputs as 16-bit patterns near 0x3C00 (f16: about 1, bf16: about 2^-7; as e4m3 bytes: 1.5 and
-  // small values): finite in every type, and the same bits must give the same bits out.
+  std::uniform_int_distribution<int> nibble(0, 15);
+  // Inputs as random 16-bit patterns 0x30..0x3F | 0x00..0x0F: positive and finite whichever type reads
+  // them (f16 0.125 to 2, bf16 up to 1, e4m3 bytes 0.5 to 1.9 and tiny values, never the NaN 0x7F/0xFF),
+  // so every output is a distinct finite number and a tile computed from the wrong place shows.
   std::vector<std::uint16_t> host_a(static_cast<std::size_t>(m) * k), host_b(static_cast<std::size_t>(k) * n);
-  for (auto& x : host_a) x = static_cast<std::uint16_t>(0x3C00 + small(rng));
-  for (auto& x : host_b) x = static_cast<std::uint16_t>(0x3C00 + small(rng));
+  auto pattern = [&] { return static_cast<std::uint16_t>(((0x30 + nibble(rng)) << 8) | nibble(rng)); };
+  for (auto& x : host_a) x = pattern();
+  for (auto& x : host_b) x = pattern();
   void *a = nullptr, *b = nullptr, *c = nullptr;
   float* scales = nullptr;
   ASSERT_EQ(cudaMalloc(&a, host_a.size() * 2), cudaSuccess);
@@ -80,9 +82,14 @@ TEST(HopperPlacement, EveryTileIsComputedWhereverTheClustersRun) {
     const std::string name = std::to_string(cfg.tile_m) + "x" + std::to_string(cfg.tile_n) + "_c" +
                              std::to_string(cfg.cluster) + (cfg.elem == hopper::Elem::e4m3 ? " e4m3" : " 16-bit");
     const auto alone = run_gemm(cfg, m, n, k, a, b, c, scales, gemm_stream);
-    std::size_t poisoned = 0;
-    for (std::uint16_t x : alone) poisoned += x == 0xFFFF;
+    std::size_t poisoned = 0, not_finite = 0;
+    for (std::uint16_t x : alone) {
+      poisoned += x == 0xFFFF;
+      not_finite += (x & 0x7C00) == 0x7C00 && cfg.elem == hopper::Elem::f16;  // f16 inf/NaN exponent
+      not_finite += (x & 0x7F80) == 0x7F80 && cfg.elem != hopper::Elem::f16;  // bf16 inf/NaN exponent
+    }
     EXPECT_EQ(poisoned, 0u) << name << ": outputs never written";
+    EXPECT_EQ(not_finite, 0u) << name << ": outputs not finite";
     // A third of the SMs busy, then all but 24: with few SMs free the CTAs run one after another.
     for (const int busy : {sms / 3, sms - 24}) {
       ASSERT_EQ(assay::testing::occupy_sms(busy, 30000, busy_stream), cudaSuccess);

@@ -218,9 +218,10 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
   const int cluster = blockIdx.x / C, clusters = gridDim.x / C;
   const int k_blocks = (k + T::kBK - 1) / T::kBK;
   // One wave of 16-bit single CTAs (1024^3, 2048^3): every tile is in flight at once, so the order
-  // only decides which CTAs are neighbours (consecutive CTAs run on neighbouring SMs). Row-major
-  // neighbours share A rows instead of B columns: 0.6-1.1% faster at 2048^3 in cold mode, though
-  // the L2 counts 20% more lookups (bench/notes/gemm.md, v10). fp8 and pairs keep one code.
+  // only decides which CTAs are neighbours in launch order (which share L2 lookups: scattering the
+  // order cost 41% more). Row-major neighbours share A rows instead of B columns: 0.2-1.1% faster at
+  // 2048^3 in cold mode, though the L2 counts 20% more lookups (bench/notes/gemm.md, v10). fp8 and
+  // pairs keep one code path.
   bool row_major = false;
   if constexpr (C == 1 && !kPromote<E>) row_major = units <= clusters;
   // This CTA's output tile of unit u (rank r of a pair takes tile row 2p + r of pair row p; past
