@@ -2,7 +2,8 @@
 // assay's Hopper GEMM (sm_90a): TMA loads into a shared-memory ring completed on mbarriers,
 // wgmma with fp32 accumulators, one producer warp group and two (three for 192-row tiles)
 // consumer warp groups (setmaxnreg), optionally 2-CTA clusters sharing the B tile by TMA
-// multicast, a persistent grid walking output tiles in grouped (L2-friendly) order, and an
+// multicast, a persistent grid walking output tiles in grouped (L2-friendly) order (row-major when a
+// 16-bit launch of single CTAs is one wave: it only picks which CTAs are neighbours), and an
 // epilogue of TMA stores from a shared-memory staging box that overlaps the next tile (a CTA's
 // last tile stores 16-byte row chunks straight from the registers). fp8 promotes each 128-deep
 // K block to fp32.
