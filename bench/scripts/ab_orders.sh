@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Device call for a same-binary A/B of configurations: the GPU tests (TESTS=1, the default), then
 # the suites ${1}a.toml, ${1}b.toml, ${1}a.toml (two backend orders alternating: the order bias
-# under the power cap, bench/notes/gemm.md v6); the median µs per case and run printed last,
-# the results as ab.tgz under $OUT. Binaries: build/carry/bins.tar.xz (stripped, see
+# under the power cap, bench/notes/gemm.md v6); every case's median and SM clock per run printed
+# last (ab_table.py), the results as ab.tgz under $OUT. Binaries: build/carry/bins.tar.xz (stripped, see
 # bench/BENCHMARKS.md), unpacked to build/strip.
 #   bench/scripts/ab_orders.sh bench/results/h100/experiments-20261123-v9/c4
 set -u
@@ -18,17 +18,6 @@ for s in a b a; do
   timeout 280 build/strip/assay run "$prefix$s.toml" --out "$OUT/ab/$(basename "$prefix")$s-$i" --no-history \
     > "$OUT/ab/run-$s-$i.txt" 2>&1 || echo "run $s-$i rc=$?"
 done
-python3 - "$OUT/ab" <<'PY'
-import json, glob, sys, os
-rows = {}
-for f in sorted(glob.glob(sys.argv[1] + '/*/*.json'), key=os.path.getmtime):
-    for c in json.load(open(f))['cases']:
-        key = (c["dtype"], c["params"]["m"], c["backend"])
-        v = c['summary_ns']['median'] / 1e3 if c.get('summary_ns') else float('nan')
-        rows.setdefault(key, []).append('%.1f%s' % (v, '' if c.get('status') in (None, 'ok') else '!' + str(c.get('status'))))
-        rows[key + ('v',)] = c.get('variant', '')
-for k in sorted(x for x in rows if len(x) == 3):
-    print(*k, ' '.join(rows[k]), rows[k + ('v',)][:40])
-PY
+python3 "$(dirname "$0")/ab_table.py" "$OUT/ab" --by-time
 cd "$OUT" && tar czf ab.tgz ab && rm -rf ab
 tail -4 "$OUT/tests_summary.txt" 2>/dev/null

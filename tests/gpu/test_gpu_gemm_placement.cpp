@@ -40,13 +40,14 @@ struct Config {
 // Runs one GEMM on `stream` into a poisoned C and returns C's bytes.
 std::vector<std::uint16_t> run_gemm(const Config& cfg, int m, int n, int k, const void* a, const void* b, void* c,
                                     const float* scales, cudaStream_t stream) {
-  cudaMemsetAsync(c, 0xFF, static_cast<std::size_t>(m) * n * 2, stream);
+  EXPECT_EQ(cudaMemsetAsync(c, 0xFF, static_cast<std::size_t>(m) * n * 2, stream), cudaSuccess);
   const cudaError_t err = hopper::launch(cfg.elem, cfg.tile_m, cfg.tile_n, cfg.cluster, m, n, k, a, b, c, scales,
                                          scales + 1, stream);
   EXPECT_EQ(err, cudaSuccess) << cudaGetErrorString(err);
   EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   std::vector<std::uint16_t> out(static_cast<std::size_t>(m) * n);
-  cudaMemcpy(out.data(), c, out.size() * 2, cudaMemcpyDeviceToHost);
+  // A failed copy would leave zeros on both sides of the comparison: it must fail the test.
+  EXPECT_EQ(cudaMemcpy(out.data(), c, out.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
   return out;
 }
 
@@ -71,9 +72,9 @@ TEST(HopperPlacement, EveryTileIsComputedWhereverTheClustersRun) {
   ASSERT_EQ(cudaMalloc(&c, static_cast<std::size_t>(m) * n * 2), cudaSuccess);
   ASSERT_EQ(cudaMalloc(&scales, 2 * sizeof(float)), cudaSuccess);
   const float ones[2] = {1.0f / 64, 1.0f / 64};
-  cudaMemcpy(a, host_a.data(), host_a.size() * 2, cudaMemcpyHostToDevice);
-  cudaMemcpy(b, host_b.data(), host_b.size() * 2, cudaMemcpyHostToDevice);
-  cudaMemcpy(scales, ones, sizeof ones, cudaMemcpyHostToDevice);
+  ASSERT_EQ(cudaMemcpy(a, host_a.data(), host_a.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(b, host_b.data(), host_b.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(scales, ones, sizeof ones, cudaMemcpyHostToDevice), cudaSuccess);
   cudaStream_t gemm_stream = nullptr, busy_stream = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&gemm_stream, cudaStreamNonBlocking), cudaSuccess);
   ASSERT_EQ(cudaStreamCreateWithFlags(&busy_stream, cudaStreamNonBlocking), cudaSuccess);
