@@ -129,6 +129,10 @@ struct Ring {
   }
 };
 
+// Tile t of the grouped order: groups of kGroupM tile rows, each walked column by column, odd
+// groups from the last column back, so that a group starts on the B columns the one before it
+// just read (with the K order of persistent_k_block, 6-17% fewer DRAM reads: bench/notes/gemm.md,
+// v11).
 __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int& tm, int& tn) {
   const int per_group = kGroupM * tiles_n;
   const int g = t / per_group;
@@ -137,6 +141,15 @@ __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int
   const int r = t - g * per_group;
   tm = first + r % rows;
   tn = r / rows;
+  if (g & 1) tn = tiles_n - 1 - tn;
+}
+
+// The K block a CTA loads at step kb of its iteration-th tile: odd iterations walk K backwards, so
+// that each tile starts on the K blocks the wave before it read last, which are still in L2. The
+// CTAs of a wave share their iteration, so they stay in step along K (breaking that step cost up to
+// 2x: bench/notes/gemm.md, v7). fp32 sums in another order: within the checks' tolerance.
+__device__ __forceinline__ int persistent_k_block(int iteration, int kb, int k_blocks) {
+  return (iteration & 1) ? k_blocks - 1 - kb : kb;
 }
 
 template <typename Out>
@@ -300,9 +313,10 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
       for (int u = cluster; u < units; u += clusters) {
         int tm, tn;
         unit_tile(u, tm, tn);
+        const int iteration = (u - cluster) / clusters;  // the first (primed) one walks K forwards
         for (int kb = u == cluster ? primed : 0; kb < k_blocks; ++kb) {
           mbar_wait(&empty[ring.stage], ring.phase ^ 1);
-          load_stage(ring.stage, kb, tm, tn);
+          load_stage(ring.stage, persistent_k_block(iteration, kb, k_blocks), tm, tn);
           ring.advance();
         }
       }

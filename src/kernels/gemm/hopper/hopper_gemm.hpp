@@ -2,8 +2,10 @@
 // assay's Hopper GEMM (sm_90a): TMA loads into a shared-memory ring completed on mbarriers,
 // wgmma with fp32 accumulators, one producer warp group and two (three for 192-row tiles)
 // consumer warp groups (setmaxnreg), optionally 2-CTA clusters sharing the B tile by TMA
-// multicast, a persistent grid walking output tiles in grouped (L2-friendly) order (row-major when a
-// 16-bit launch of single CTAs is one wave: it only picks which CTAs are neighbours), and an
+// multicast, a persistent grid walking output tiles in grouped (L2-friendly) order, serpentine in
+// columns from group to group and in K from wave to wave, so that each wave starts on what the last
+// left in L2 (row-major when a 16-bit launch of single CTAs is one wave: it only picks which CTAs
+// are neighbours), and an
 // epilogue of TMA stores from a shared-memory staging box that overlaps the next tile (a CTA's
 // last tile stores 16-byte row chunks straight from the registers). fp8 promotes each 128-deep
 // K block to fp32.
