@@ -19,8 +19,7 @@ std::string time_us(double ns) { return fmt::format("{:.2f}", ns / 1e3); }
 // from 4096^3 up a GEMM runs under the power cap, and two kernels' times differ by their clocks
 // as much as by their cycles (bench/notes/gemm.md, v9).
 std::string sm_clock(const CaseRecord& c) {
-  const double mhz = c.measurement ? median_sm_clock_mhz(c.measurement->sm_clock_mhz) : 0;
-  return mhz > 0 ? fmt::format("{:.0f}", mhz) : "-";
+  return sm_clock_text(c.measurement ? median_sm_clock_mhz(c.measurement->sm_clock_mhz) : 0);
 }
 
 // One row per case that has a time, in document order.

@@ -64,7 +64,7 @@ std::string sessions_markdown(const SessionsSummary& s) {
     for (double m : c.session_medians_ns) each += (each.empty() ? "" : ", ") + metric_value_text(m, Metric::time);
     md += fmt::format("| `{}` | {} | {} | {:.2f}% | {} | {} |\n", c.case_id, c.session_medians_ns.size(),
                       metric_value_text(c.median_of_medians_ns, Metric::time), 100 * c.spread_rel, each,
-                      c.median_sm_clock_mhz > 0 ? fmt::format("{:.0f}", c.median_sm_clock_mhz) : "-");
+                      sm_clock_text(c.median_sm_clock_mhz));
   }
   md += "\nSession spread: (largest - smallest session median) / median of the session medians. SM MHz: "
         "the median over the sessions of each session's median SM clock (clock probe).\n";

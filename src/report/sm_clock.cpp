@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "stats/summary.hpp"
 
 namespace assay::report {
@@ -12,5 +14,7 @@ double median_sm_clock_mhz(std::span<const double> clocks_mhz) {
     if (mhz > 0) known.push_back(mhz);
   return known.empty() ? 0 : stats::median_of(known);
 }
+
+std::string sm_clock_text(double mhz) { return mhz > 0 ? fmt::format("{:.0f}", mhz) : "-"; }
 
 }  // namespace assay::report
