@@ -1,6 +1,6 @@
 // The Hopper GEMM's tile heuristic, pinned to the picks measured on the H100 (132 SMs): the
 // results of record name the kernel each square size ran (bench/BENCHMARKS.md, v5d; f16/bf16 4096^3 in clusters since v6, 3072^3 and 6144^3 on
-// 192x192 tiles since v7; fp8 4096^3 on 208-wide pairs since v9).
+// 192x192 tiles since v7; fp8 4096^3 on 208-wide pairs since v9, 6144^3 and 8192^3 on 192-wide pairs since v12).
 #include <gtest/gtest.h>
 
 #include "kernels/gemm/tile_heuristic.hpp"
@@ -37,7 +37,7 @@ TEST(TileHeuristic, F16PairsOnlyFromFourToSevenWaves) {
 
 TEST(TileHeuristic, SquareSizesOfRecordPickTheMeasuredTilesFp8) {
   for (const Pick p : {Pick{1024, 64, 1}, Pick{2048, 128, 1}, Pick{3072, 192, 1}, Pick{4096, 208, 2},
-                       Pick{6144, 192, 1}, Pick{8192, 192, 1}}) {
+                       Pick{6144, 192, 2}, Pick{8192, 192, 2}}) {
     const auto t = choose_tile(true, p.size, p.size, kH100Sms);
     EXPECT_EQ(t.tile_m, 128) << p.size;
     EXPECT_EQ(t.tile_n, p.tile_n) << p.size;
@@ -52,10 +52,11 @@ TEST(TileHeuristic, EveryPickExistsForItsDtype) {
         for (const int sms : {1, 66, 114, 132}) {
           const auto t = choose_tile(fp8, m, n, sms);
           EXPECT_TRUE(tile_built(fp8, t.tile_m, t.tile_n)) << fp8 << " " << m << "x" << n << " on " << sms;
-          // Clusters of 2 exist for every width; the heuristic pairs fp8's 128/176/208 and f16/bf16's 256.
+          // Clusters of 2 exist for every width; the heuristic pairs fp8's 128/176/192/208 and f16/bf16's 256.
           EXPECT_TRUE(t.cluster == 1 ||
                       (t.cluster == 2 && t.tile_m == 128 &&
-                       (fp8 ? t.tile_n == 128 || t.tile_n == 176 || t.tile_n == 208 : t.tile_n == 256)))
+                       (fp8 ? t.tile_n == 128 || t.tile_n == 176 || t.tile_n == 192 || t.tile_n == 208
+                            : t.tile_n == 256)))
               << fp8 << " " << m << "x" << n;
         }
 }

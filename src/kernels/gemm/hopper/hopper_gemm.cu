@@ -256,7 +256,10 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
     unsigned char* sb = sa + T::kABytes;
     // Own A plus both halves of B (one from each CTA) land in this stage.
     mbar_arrive_expect_tx(&full[stage], T::kStageBytes);
-    tma_load_2d(sa, &map_a, &full[stage], kb * T::kBK, tm * BM);
+    // Pairs ask for the shared B first and their own A after it: the CTAs of other pairs that
+    // read the same A rows then ask closer together, and the L2's request coalescer serves 30% more
+    // of their A sectors with one lookup (bench/notes/gemm.md, v12).
+    if constexpr (C == 1) tma_load_2d(sa, &map_a, &full[stage], kb * T::kBK, tm * BM);
     if constexpr (C == 1) {
       if constexpr (Traits<E>::kBKMajor) {
         tma_load_2d(sb, &map_b, &full[stage], kb * T::kBK, tn * BN);
@@ -277,6 +280,7 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
           tma_load_2d_multicast(sb + j * T::kBK * kRowBytes, &map_b, &full[stage], tn * BN + j * 64, kb * T::kBK,
                                 0x3);
     }
+    if constexpr (C == 2) tma_load_2d(sa, &map_a, &full[stage], kb * T::kBK, tm * BM);
   };
 
   // Single CTAs: thread 0, the producer, fills the first stages of its first tile as soon as the
