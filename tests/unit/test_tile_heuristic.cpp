@@ -9,6 +9,7 @@ namespace {
 
 using assay::kernels::hopper::choose_tile;
 using assay::kernels::hopper::kTileWidths;
+using assay::kernels::hopper::persistent_clusters;
 using assay::kernels::hopper::tile_built;
 
 constexpr int kH100Sms = 132;
@@ -78,3 +79,22 @@ TEST(TileHeuristic, WidthsPerDtype) {
 }
 
 }  // namespace
+
+TEST(TileHeuristic, PersistentGridKeepsTheRoundsWithTheFewestClusters) {
+  EXPECT_EQ(persistent_clusters(256, 66), 64);    // 4096^3 pairs: four rounds either way
+  EXPECT_EQ(persistent_clusters(256, 132), 128);  // 3072^3 192x192: two rounds
+  EXPECT_EQ(persistent_clusters(320, 66), 64);    // fp8 4096^3 208 pairs: five rounds
+  EXPECT_EQ(persistent_clusters(1376, 66), 66);   // fp8 8192^3 192 pairs: 21 rounds need all 66
+  EXPECT_EQ(persistent_clusters(2752, 132), 132);
+  EXPECT_EQ(persistent_clusters(64, 66), 64);     // one round: a cluster per unit
+  EXPECT_EQ(persistent_clusters(1, 132), 1);
+  for (long long units = 1; units <= 3000; ++units)
+    for (const int limit : {1, 7, 60, 66, 132}) {
+      const int c = persistent_clusters(units, limit);
+      const long long rounds = (units + limit - 1) / limit;
+      ASSERT_GE(c, 1);
+      ASSERT_LE(c, limit);
+      EXPECT_EQ((units + c - 1) / c, rounds) << units << " on " << limit;  // no round added
+      EXPECT_TRUE(c == 1 || (units + c - 2) / (c - 1) > rounds) << units << " on " << limit;  // fewest
+    }
+}

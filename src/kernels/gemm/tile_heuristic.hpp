@@ -41,4 +41,15 @@ struct TileChoice {
 // The tile (and cluster size) with the least predicted time for an m x n output on `sms` SMs.
 TileChoice choose_tile(bool fp8, int m, int n, int sms);
 
+// The persistent grid for `units` units (tiles, or pairs of tiles) when `limit` clusters fit at
+// once: the fewest clusters that walk them in as many rounds as `limit` would. The clusters that
+// had nothing to do in the last round then sit out every round instead, and each round is a whole
+// block of the grouped tile order: at 4096^3 the 16-bit pairs go from 66 to 64 clusters, and DRAM
+// reads fall 124 -> 115 MB and L2 lookups 1.4% at the same four rounds (bench/notes/gemm.md, v12).
+constexpr int persistent_clusters(long long units, int limit) {
+  if (units <= limit) return static_cast<int>(units);
+  const long long rounds = (units + limit - 1) / limit;
+  return static_cast<int>((units + rounds - 1) / rounds);
+}
+
 }  // namespace assay::kernels::hopper

@@ -716,7 +716,7 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   err = tensor_map(map_c, device, MapElem::u16, c, n, m, kOutCols, 64);
   if (err != cudaSuccess) return err;
   const int units = ((m + BM - 1) / BM + C - 1) / C * ((n + BN - 1) / BN);
-  const int clusters = units < cluster_limit ? units : cluster_limit;
+  const int clusters = persistent_clusters(units, cluster_limit);
   cudaLaunchConfig_t cfg = {};
   cudaLaunchAttribute attr = {};
   attr.id = cudaLaunchAttributeClusterDimension;
