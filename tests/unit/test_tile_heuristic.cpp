@@ -78,8 +78,6 @@ TEST(TileHeuristic, WidthsPerDtype) {
   EXPECT_EQ(widths16, 4);
 }
 
-}  // namespace
-
 TEST(TileHeuristic, PersistentGridKeepsTheRoundsWithTheFewestClusters) {
   EXPECT_EQ(persistent_clusters(256, 66), 64);    // 4096^3 pairs: four rounds either way
   EXPECT_EQ(persistent_clusters(256, 132), 128);  // 3072^3 192x192: two rounds
@@ -98,3 +96,5 @@ TEST(TileHeuristic, PersistentGridKeepsTheRoundsWithTheFewestClusters) {
       EXPECT_TRUE(c == 1 || (units + c - 2) / (c - 1) > rounds) << units << " on " << limit;  // fewest
     }
 }
+
+}  // namespace

@@ -23,9 +23,9 @@ double tile_efficiency(bool fp8, int tile_m, int tile_n) {
 // Clusters of 2 (B multicast) pay off for fp8's 128-wide tile once a CTA walks many tiles
 // (8192^3: +5-10%) and are even at 4096^3, and for the 176-wide one (4096^3: 2-5% over single
 // CTAs), and for the 208-wide one (4096^3: 3% over single CTAs, v9); the 192-wide fp8 tile is as
-// fast alone at three waves (v5, v5d) and level at 12 (6144^3, v9), and 0.8-1.8% faster paired at
-// 21 (8192^3: the median of six cold runs in each of two calls, v9 and v12, at a higher clock): so
-// 128 and 192 pair from eight waves (bench/notes/gemm.md).
+// fast alone at three waves (v5, v5d) and level at 12 (6144^3, v9), and 1.4% faster paired at 21
+// (8192^3: the median of 15 cold runs in three calls, v9 and v12, at a higher clock): so 128 and 192
+// pair from eight waves (bench/notes/gemm.md).
 // f16/bf16's 256-wide tile, its epilogue behind the next tile (v6), runs 1.5-2% faster in
 // clusters of 2 at 4096^3 (four waves: B's L2 traffic halved), 5% slower at 2048^3 (one wave);
 // the 192-wide one 1% slower at 3072^3 (three waves), and at 8192^3 (16 waves) the 256-wide

@@ -257,10 +257,10 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
     // Own A plus both halves of B (one from each CTA) land in this stage.
     mbar_arrive_expect_tx(&full[stage], T::kStageBytes);
     // Pairs ask for the shared B first and their own A after it: the CTAs of other pairs that
-    // read the same A rows then ask closer together, and the L2's request coalescer serves 30% more
-    // of their A sectors with one lookup (bench/notes/gemm.md, v12).
-    if constexpr (C == 1) tma_load_2d(sa, &map_a, &full[stage], kb * T::kBK, tm * BM);
+    // read the same A rows then meet more often in the L2's request coalescer, which serves 5-30%
+    // more of their A sectors with one lookup (by build; bench/notes/gemm.md, v12).
     if constexpr (C == 1) {
+      tma_load_2d(sa, &map_a, &full[stage], kb * T::kBK, tm * BM);
       if constexpr (Traits<E>::kBKMajor) {
         tma_load_2d(sb, &map_b, &full[stage], kb * T::kBK, tn * BN);
       } else {
