@@ -2,8 +2,9 @@
 """The table an A/B device call prints last (ab_binaries.sh, ab_orders.sh): for each case of the
 results documents under DIR/<run>/, one cell per run, `speedup(µs@MHz)` for a case with a baseline
 (`µs@MHz` without one), µs the case's median and MHz its samples' median SM clock (clock probe; 0
-when none), then the kernel the case ran (its variant, from the last run). Runs are ordered by name or, with --by-time, by when their document was written; only
-backends starting with --backend (default: all)."""
+when none), then the kernel the case ran (its variant, from the last run). Runs are ordered by
+name or, with --by-time, by when their document was written; only backends starting with --backend
+(default: all)."""
 import argparse, glob, json, os
 
 ap = argparse.ArgumentParser()

@@ -46,8 +46,8 @@ TileChoice choose_tile(bool fp8, int m, int n, int sms);
 // had nothing to do in the last round then sit out every round instead, and each round is a whole
 // block of the grouped tile order: at 4096^3 the 16-bit pairs go from 66 to 64 clusters, and DRAM
 // reads fall 124 -> 115 MB and L2 lookups 1.4% at the same four rounds (bench/notes/gemm.md, v12).
+// (One round: a cluster per unit.)
 constexpr int persistent_clusters(long long units, int limit) {
-  if (units <= limit) return static_cast<int>(units);
   const long long rounds = (units + limit - 1) / limit;
   return static_cast<int>((units + rounds - 1) / rounds);
 }
