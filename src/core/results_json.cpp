@@ -32,13 +32,20 @@ std::optional<CaseStatus> parse_case_status(const std::string& s) {
 
 namespace {
 
+// null for none (and for a non-finite value, which JSON cannot hold).
+json optional_number(const std::optional<double>& v) {
+  return v && std::isfinite(*v) ? json(*v) : json(nullptr);
+}
+
 json summary_json(const stats::Summary& s) {
   return {{"n", s.n},           {"min", s.min},       {"max", s.max},       {"mean", s.mean},
           {"stdev", s.stdev},   {"cv", s.cv},         {"median", s.median}, {"p5", s.p5},
           {"p25", s.p25},       {"p75", s.p75},       {"p95", s.p95},       {"p99", s.p99},
           {"median_ci_lo", s.median_ci.lo}, {"median_ci_hi", s.median_ci.hi},
           {"median_ci_rel_halfwidth", std::isfinite(s.median_ci_rel_halfwidth)
-                                          ? json(s.median_ci_rel_halfwidth) : json(nullptr)}};
+                                          ? json(s.median_ci_rel_halfwidth) : json(nullptr)},
+          {"median_ci_batch_rel_halfwidth", optional_number(s.median_ci_batch_rel_halfwidth)},
+          {"autocorrelation_lag1", optional_number(s.autocorrelation_lag1)}};
 }
 
 json check_json(const CheckRecord& c) {
@@ -197,6 +204,15 @@ stats::Summary read_summary(const Reader& r) {
   s.median_ci.hi = r.get<double>("median_ci_hi");
   s.median_ci_rel_halfwidth =
       r.get_number_or_null("median_ci_rel_halfwidth", std::numeric_limits<double>::infinity());
+  // Optional: documents written before the batch CI lack them.
+  const auto optional = [&r](const char* key) -> std::optional<double> {
+    if (!r.has(key)) return std::nullopt;
+    const double v = r.get_number_or_null(key, std::numeric_limits<double>::quiet_NaN());
+    if (std::isnan(v)) return std::nullopt;
+    return v;
+  };
+  s.median_ci_batch_rel_halfwidth = optional("median_ci_batch_rel_halfwidth");
+  s.autocorrelation_lag1 = optional("autocorrelation_lag1");
   return s;
 }
 

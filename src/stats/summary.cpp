@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "stats/serial_correlation.hpp"
+
 namespace assay::stats {
 namespace {
 
@@ -70,13 +72,17 @@ void check_confidence(double confidence) {
   }
 }
 
-// (hi - lo) / 2 / |median|; +inf when the confidence was not reached.
-double relative_halfwidth(const MedianCi& m, double median) {
-  if (!m.reached_confidence) return kInf;
-  const double half = (m.ci.hi - m.ci.lo) / 2.0;
+// half / |median|, 0 for a zero half-width whatever the median.
+double relative(double half, double median) {
   if (half == 0.0) return 0.0;
   if (median == 0.0) return kInf;
   return half / std::abs(median);
+}
+
+// (hi - lo) / 2 / |median|; +inf when the confidence was not reached.
+double relative_halfwidth(const MedianCi& m, double median) {
+  if (!m.reached_confidence) return kInf;
+  return relative((m.ci.hi - m.ci.lo) / 2.0, median);
 }
 
 }  // namespace
@@ -135,12 +141,21 @@ Summary summarize(std::span<const double> samples) {
   const MedianCi ci = median_ci_sorted(s, 0.95);
   r.median_ci = ci.ci;
   r.median_ci_rel_halfwidth = relative_halfwidth(ci, r.median);
+  r.autocorrelation_lag1 = lag1_autocorrelation(samples);
+  if (const auto half = batch_median_ci_halfwidth(samples, 0.95)) {
+    r.median_ci_batch_rel_halfwidth = relative(*half, r.median);
+    r.median_ci.lo = std::min(r.median_ci.lo, r.median - *half);
+    r.median_ci.hi = std::max(r.median_ci.hi, r.median + *half);
+    if (ci.reached_confidence)
+      r.median_ci_rel_halfwidth = relative((r.median_ci.hi - r.median_ci.lo) / 2.0, r.median);
+  }
   return r;
 }
 
 void RunningMedianCi::add(double x) {
   if (!std::isfinite(x)) throw std::invalid_argument("RunningMedianCi: sample is NaN or infinite");
   sorted_.insert(std::upper_bound(sorted_.begin(), sorted_.end(), x), x);
+  in_order_.push_back(x);
 }
 
 std::size_t RunningMedianCi::size() const { return sorted_.size(); }
@@ -150,10 +165,37 @@ double RunningMedianCi::median() const {
   return percentile_sorted(sorted_, 50);
 }
 
-double RunningMedianCi::rel_halfwidth(double confidence) const {
+double RunningMedianCi::rank_rel_halfwidth(double confidence) const {
   check_confidence(confidence);
   if (sorted_.empty()) return kInf;
   return relative_halfwidth(median_ci_sorted(sorted_, confidence), median());
+}
+
+std::optional<double> RunningMedianCi::batch_rel_halfwidth(double confidence) const {
+  const auto half = batch_median_ci_halfwidth(in_order_, confidence);
+  if (!half) return std::nullopt;
+  return relative(*half, median());
+}
+
+double RunningMedianCi::rel_halfwidth(double confidence) const {
+  check_confidence(confidence);
+  if (sorted_.empty()) return kInf;
+  const MedianCi rank = median_ci_sorted(sorted_, confidence);
+  if (!rank.reached_confidence) return kInf;
+  const std::size_t n = sorted_.size();
+  if (confidence != batch_cached_confidence_ || n >= batch_cached_n_ + batch_cached_n_ / 64 + 1) {
+    batch_cached_ = batch_median_ci_halfwidth(in_order_, confidence);
+    batch_cached_n_ = n;
+    batch_cached_confidence_ = confidence;
+  }
+  // The union of [lo, hi] and median -/+ half, as in summarize().
+  const double m = median();
+  double lo = rank.ci.lo, hi = rank.ci.hi;
+  if (batch_cached_) {
+    lo = std::min(lo, m - *batch_cached_);
+    hi = std::max(hi, m + *batch_cached_);
+  }
+  return relative((hi - lo) / 2.0, m);
 }
 
 }  // namespace assay::stats

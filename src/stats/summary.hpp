@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -18,9 +19,13 @@ struct Summary {
   double stdev = 0;  // sample standard deviation (divisor n - 1); 0 when n == 1
   double cv = 0;     // stdev / mean
   double median = 0, p5 = 0, p25 = 0, p75 = 0, p95 = 0, p99 = 0;
-  Interval median_ci;  // 95% distribution-free CI of the median (order statistics);
-                       // {min, max} when n is too small to reach 95% (n < 6)
-  double median_ci_rel_halfwidth = 0;  // (hi - lo) / 2 / |median|; +inf when n is too small
+  // 95% CI of the median: the union of the order-statistics CI (exact for independent
+  // samples; {min, max} when n < 6) and median -/+ the batch-medians half-width
+  // (serial_correlation.hpp; valid when samples come in runs; only from 50 samples).
+  Interval median_ci;
+  double median_ci_rel_halfwidth = 0;  // (hi - lo) / 2 / |median|; +inf when n < 6
+  std::optional<double> median_ci_batch_rel_halfwidth;  // the batch part alone; none when n < 50
+  std::optional<double> autocorrelation_lag1;           // none when n < 3 or all samples equal
 };
 
 // Percentile with linear interpolation between closest ranks (numpy's default,
@@ -49,21 +54,33 @@ struct MedianCi {
 };
 MedianCi median_ci_sorted(std::span<const double> sorted, double confidence = 0.95);
 
-// Summary of unsorted samples (copies and sorts). Throws std::invalid_argument on empty
-// input or on a non-finite sample (NaN or infinity).
+// Summary of samples in the order they were taken (copies and sorts; the order matters only
+// to the batch CI and the autocorrelation). Throws std::invalid_argument on empty input or on
+// a non-finite sample (NaN or infinity).
 Summary summarize(std::span<const double> samples);
 
 // Incremental median CI for a stopping rule that asks after every new sample: samples are
-// kept sorted on insertion (binary search + vector insert), each query is O(sqrt(n)).
+// kept sorted on insertion (binary search + vector insert) and in order. The rank part of a
+// query is O(sqrt(n)); the batch part costs O(n), so rel_halfwidth() refreshes it only when
+// the count has grown by 1/64 since its last refresh (amortised O(1) per sample).
 class RunningMedianCi {
  public:
   void add(double x);  // throws std::invalid_argument on a non-finite sample
   std::size_t size() const;
   double median() const;  // throws std::logic_error when empty
-  double rel_halfwidth(double confidence = 0.95) const;  // +inf when n is too small
+  // Relative half-width of Summary's union CI, the batch part as of its last refresh; +inf
+  // when n < 6.
+  double rel_halfwidth(double confidence = 0.95) const;
+  // The two parts, exact for the current samples.
+  double rank_rel_halfwidth(double confidence = 0.95) const;  // +inf when n < 6
+  std::optional<double> batch_rel_halfwidth(double confidence = 0.95) const;  // none when n < 50
 
  private:
   std::vector<double> sorted_;
+  std::vector<double> in_order_;
+  mutable std::optional<double> batch_cached_;
+  mutable std::size_t batch_cached_n_ = 0;
+  mutable double batch_cached_confidence_ = 0;
 };
 
 }  // namespace assay::stats

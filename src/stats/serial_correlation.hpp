@@ -1,0 +1,32 @@
+// Timing samples that are not independent. On a GPU under its power cap the SM clock the cap
+// sets persists over tens to hundreds of consecutive samples, so samples come in runs: the
+// order-statistics CI of the median (summary.hpp), which assumes independent samples, is then
+// far too narrow (issue 5's v12b record: lag-1 autocorrelation 0.8 to 0.99 at every
+// power-capped point, rank CIs of 0.02-0.2%, session medians 1-7% apart). The batch-medians
+// CI below stays valid when samples are serially correlated, as long as each batch is long
+// against the correlation time; with a fixed number of batches it grows with the run.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+
+namespace assay::stats {
+
+inline constexpr std::size_t kMedianBatches = 10;
+inline constexpr std::size_t kMinBatchSize = 5;  // below 50 samples there is no batch CI
+
+// Half-width of the batch-medians CI of the median, in the samples' unit. The samples, in the
+// order they were taken, are cut into kMedianBatches contiguous batches of floor(n / 10)
+// samples (the first n mod 10 samples are left out, so the batches end at the last sample);
+// each batch gives its median (type 7), and the half-width is the Student t interval of their
+// mean: t(confidence, 9) * sd(batch medians) / sqrt(10). nullopt when n < 50.
+// confidence must lie in (0, 1) (std::invalid_argument otherwise).
+std::optional<double> batch_median_ci_halfwidth(std::span<const double> in_order, double confidence = 0.95);
+
+// Lag-1 autocorrelation of the samples in order: sum (x_i - m)(x_i+1 - m) / sum (x_i - m)^2.
+// nullopt when n < 3 or when every sample is equal. Independent samples give ~0 (within
+// ~2/sqrt(n)); runs of a persisting clock give values near 1.
+std::optional<double> lag1_autocorrelation(std::span<const double> in_order);
+
+}  // namespace assay::stats
