@@ -2,7 +2,7 @@
 // sets persists over tens to hundreds of consecutive samples, so samples come in runs: the
 // order-statistics CI of the median (summary.hpp), which assumes independent samples, is then
 // far too narrow (issue 5's v12b record: lag-1 autocorrelation 0.8 to 0.99 at every
-// power-capped point, rank CIs of 0.02-0.2%, session medians 1-7% apart). The batch-medians
+// power-capped point, rank CIs of 0.02-0.9%, session medians up to 7% apart). The batch-medians
 // CI below stays valid when samples are serially correlated, as long as each batch is long
 // against the correlation time; with a fixed number of batches it grows with the run.
 #pragma once
