@@ -25,7 +25,7 @@ std::string comparison_csv(const Comparison& c) {
     std::string row = field(cc.case_id) + "," + field(cc.key) + "," + metric_name(c.metric) + "," +
                       stats::verdict_name(cc.verdict) + ",";
     if (const auto& s = cc.stats) {
-      row += std::string(s->method == stats::Method::sessions ? "sessions" : "samples") + "," + number(s->base_median) +
+      row += stats::method_name(s->method) + "," + number(s->base_median) +
              "," + number(s->cand_median) + "," + number(s->ratio) + "," + number(s->ratio_ci.lo) + "," +
              number(s->ratio_ci.hi) + "," + number(s->p_value) + "," + field(s->test) + "," +
              number(s->mann_whitney_p) + "," + number(s->hl_ratio) + "," + number(s->hl_ratio_ci.lo) + "," +

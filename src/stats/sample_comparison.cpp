@@ -10,6 +10,7 @@
 #include "stats/bootstrap.hpp"
 #include "stats/distributions.hpp"
 #include "stats/rank_tests.hpp"
+#include "stats/serial_correlation.hpp"
 
 namespace assay::stats {
 namespace {
@@ -51,13 +52,13 @@ void by_samples(const std::vector<double>& base, const std::vector<double>& cand
   c.test = c.mann_whitney_exact ? "Mann-Whitney exact" : "Mann-Whitney normal";
 }
 
-// The sessions are the replicates: Student's t on the log session medians (pooled variance,
-// which also serves a side of one session), ratio of geometric means, t interval.
-void by_sessions(const Sessions& base, const Sessions& cand, const Thresholds& t, SampleComparison& c) {
-  c.method = Method::sessions;
+// Replicates on each side (session or batch medians): Student's t on their logs (pooled
+// variance, which also serves a side of one session), ratio of geometric means, t interval.
+void by_replicates(const std::vector<double>& base, const std::vector<double>& cand, const char* what,
+                   const Thresholds& t, SampleComparison& c) {
   std::vector<double> lb, lc;
-  for (const auto& s : base) lb.push_back(std::log(median_of(s)));
-  for (const auto& s : cand) lc.push_back(std::log(median_of(s)));
+  for (double x : base) lb.push_back(std::log(x));
+  for (double x : cand) lc.push_back(std::log(x));
   const double mb = mean_of(lb), mc = mean_of(lc), d = mc - mb;
   double ss = 0;
   for (double x : lb) ss += (x - mb) * (x - mb);
@@ -68,7 +69,7 @@ void by_sessions(const Sessions& base, const Sessions& cand, const Thresholds& t
   c.base_median = std::exp(mb);
   c.cand_median = std::exp(mc);
   c.ratio = std::exp(d);
-  c.test = fmt::format("t-test of {}+{} session medians", lb.size(), lc.size());
+  c.test = fmt::format("t-test of {}+{} {} medians", lb.size(), lc.size(), what);
   if (se == 0) {  // identical session medians on each side
     c.p_value = d == 0 ? 1.0 : 0.0;
     c.ratio_ci = {c.ratio, c.ratio};
@@ -79,6 +80,28 @@ void by_sessions(const Sessions& base, const Sessions& cand, const Thresholds& t
   c.ratio_ci = {std::exp(d - half), std::exp(d + half)};
 }
 
+void by_sessions(const Sessions& base, const Sessions& cand, const Thresholds& t, SampleComparison& c) {
+  c.method = Method::sessions;
+  std::vector<double> mb, mc;
+  for (const auto& s : base) mb.push_back(median_of(s));
+  for (const auto& s : cand) mc.push_back(median_of(s));
+  by_replicates(mb, mc, "session", t, c);
+}
+
+// Whether one session's samples come in runs: enough of them for batches, and a lag-1
+// autocorrelation beyond what independent samples give but one time in a thousand.
+bool serially_correlated(const std::vector<double>& in_order) {
+  if (in_order.size() < kMedianBatches * kMinBatchSize) return false;
+  const auto r1 = lag1_autocorrelation(in_order);
+  return r1 && *r1 > kSerialCorrelationZ / std::sqrt(static_cast<double>(in_order.size()));
+}
+
+void by_batches(const std::vector<double>& base, const std::vector<double>& cand, const Thresholds& t,
+                SampleComparison& c) {
+  c.method = Method::batches;
+  by_replicates(batch_medians(base), batch_medians(cand), "batch", t, c);
+}
+
 // "5.0% slower" / "3.1% faster" for a slowdown factor s.
 std::string change_words(double s) {
   if (s >= 1.0) return fmt::format("{:.1f}% slower", 100.0 * (s - 1.0));
@@ -86,6 +109,15 @@ std::string change_words(double s) {
 }
 
 }  // namespace
+
+std::string method_name(Method m) {
+  switch (m) {
+    case Method::samples: return "samples";
+    case Method::batches: return "batches";
+    case Method::sessions: return "sessions";
+  }
+  return "samples";
+}
 
 std::string verdict_name(Verdict v) {
   switch (v) {
@@ -160,7 +192,11 @@ SampleComparison compare_samples(const Sessions& base, const Sessions& cand, Bet
   c.hl_ratio = std::exp(hl.shift);
   c.hl_ratio_ci = {std::exp(hl.ci.lo), std::exp(hl.ci.hi)};
   c.cliffs_delta = cliffs_delta(log_cand, log_base);
+  const bool in_runs = all_base.size() >= kMedianBatches * kMinBatchSize &&
+                      all_cand.size() >= kMedianBatches * kMinBatchSize &&
+                      (serially_correlated(all_base) || serially_correlated(all_cand));
   if (base.size() + cand.size() >= 3) by_sessions(base, cand, t, c);
+  else if (in_runs) by_batches(all_base, all_cand, t, c);
   else by_samples(all_base, all_cand, t, c);
   decide_verdict(c, better, t);
   return c;

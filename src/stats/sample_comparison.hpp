@@ -34,21 +34,31 @@ using Sessions = std::vector<std::vector<double>>;
 // What the verdict stands on.
 //   samples   one session on each side: the samples are the replicates. Ratio of medians with
 //             a seeded bootstrap CI; two-sided Mann-Whitney p.
+//   batches   one session on each side, but the samples of a side come in runs (its lag-1
+//             autocorrelation exceeds kSerialCorrelationZ / sqrt(n), as under a power cap; both
+//             sides >= 50 samples): the 10 contiguous batch medians of each side are the
+//             replicates (serial_correlation.hpp), tested as sessions are. The samples method
+//             would count each run of a clock mode as many independent samples.
 //   sessions  at least three sessions together (e.g. 1 + 2, 3 + 3): the sessions are the
 //             replicates, so that a shift between runs (clock state, other load) counts as
 //             noise. Ratio of the geometric means of the session medians; Student's t-test
 //             (pooled variance) on the log session medians and its t interval.
-enum class Method { samples, sessions };
+enum class Method { samples, batches, sessions };
+std::string method_name(Method m);  // "samples", "batches", "sessions"
+
+// Independent samples give a lag-1 autocorrelation r1 ~ N(0, 1/n); r1 > 3.09 / sqrt(n) is
+// beyond the one-sided 0.999 quantile, so the batches method replaces the samples method.
+inline constexpr double kSerialCorrelationZ = 3.09;
 
 struct SampleComparison {
   Method method = Method::samples;
   std::size_t base_n = 0, cand_n = 0;                // samples over all sessions
   std::size_t base_sessions = 0, cand_sessions = 0;
-  double base_median = 0, cand_median = 0;           // medians (samples) or geometric means of session medians
+  double base_median = 0, cand_median = 0;           // medians (samples) or geometric means of batch or session medians
   double ratio = 1;                                  // cand_median / base_median
-  Interval ratio_ci{1, 1};                           // bootstrap (samples) or t interval (sessions)
+  Interval ratio_ci{1, 1};                           // bootstrap (samples) or t interval (batches, sessions)
   double p_value = 1;                                // of the test the verdict uses
-  std::string test;                                  // "Mann-Whitney exact", "Mann-Whitney normal", "t-test of 3+3 session medians"
+  std::string test;                                  // "Mann-Whitney exact", "Mann-Whitney normal", "t-test of 10+10 batch medians", "t-test of 3+3 session medians"
   double mann_whitney_p = 1;                         // two-sided, all samples pooled (also in session mode)
   bool mann_whitney_exact = false;
   double hl_ratio = 1;                               // exp(Hodges-Lehmann shift of log values), pooled

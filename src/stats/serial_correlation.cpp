@@ -11,12 +11,10 @@
 
 namespace assay::stats {
 
-std::optional<double> batch_median_ci_halfwidth(std::span<const double> in_order, double confidence) {
-  if (!(confidence > 0.0 && confidence < 1.0))
-    throw std::invalid_argument("batch median CI: confidence must lie in (0, 1)");
+std::vector<double> batch_medians(std::span<const double> in_order) {
   const std::size_t n = in_order.size();
   const std::size_t size = n / kMedianBatches;
-  if (size < kMinBatchSize) return std::nullopt;
+  if (size < kMinBatchSize) return {};
   const std::size_t skip = n - size * kMedianBatches;
   std::vector<double> medians;
   medians.reserve(kMedianBatches);
@@ -27,6 +25,14 @@ std::optional<double> batch_median_ci_halfwidth(std::span<const double> in_order
     std::sort(batch.begin(), batch.end());
     medians.push_back(percentile_sorted(batch, 50));
   }
+  return medians;
+}
+
+std::optional<double> batch_median_ci_halfwidth(std::span<const double> in_order, double confidence) {
+  if (!(confidence > 0.0 && confidence < 1.0))
+    throw std::invalid_argument("batch median CI: confidence must lie in (0, 1)");
+  const std::vector<double> medians = batch_medians(in_order);
+  if (medians.empty()) return std::nullopt;
   const double b = static_cast<double>(kMedianBatches);
   const double mean = std::accumulate(medians.begin(), medians.end(), 0.0) / b;
   double ss = 0.0;

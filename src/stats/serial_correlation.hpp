@@ -10,17 +10,21 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <vector>
 
 namespace assay::stats {
 
 inline constexpr std::size_t kMedianBatches = 10;
 inline constexpr std::size_t kMinBatchSize = 5;  // below 50 samples there is no batch CI
 
-// Half-width of the batch-medians CI of the median, in the samples' unit. The samples, in the
-// order they were taken, are cut into kMedianBatches contiguous batches of floor(n / 10)
-// samples (the first n mod 10 samples are left out, so the batches end at the last sample);
-// each batch gives its median (type 7), and the half-width is the Student t interval of their
-// mean: t(confidence, 9) * sd(batch medians) / sqrt(10). nullopt when n < 50.
+// The medians (type 7) of kMedianBatches contiguous batches of floor(n / 10) samples, in the
+// order the samples were taken; the first n mod 10 samples are left out, so the batches end at
+// the last sample. Empty when n < 50.
+std::vector<double> batch_medians(std::span<const double> in_order);
+
+// Half-width of the batch-medians CI of the median, in the samples' unit: the Student t
+// interval of the batch medians' mean, t(confidence, 9) * sd(batch medians) / sqrt(10).
+// nullopt when n < 50.
 // confidence must lie in (0, 1) (std::invalid_argument otherwise).
 std::optional<double> batch_median_ci_halfwidth(std::span<const double> in_order, double confidence = 0.95);
 

@@ -247,3 +247,57 @@ TEST(FalseAlarmRate, SessionsThatShiftBetweenRuns) {
   EXPECT_LE(alarms, trials * (t.alpha + 2.33 * std::sqrt(t.alpha * (1 - t.alpha) / trials)));
   EXPECT_GT(pooled_rejections, trials / 2);  // the trap this avoids
 }
+
+namespace {
+// One run whose clock switches between two modes, as under a power cap: the level is `median`
+// or 3% above it, the mode flips with probability 1/`persistence` per sample (runs of about
+// `persistence` samples), with 0.5% independent noise on top.
+std::vector<double> clock_mode_runs(SampleSource& src, std::size_t n, double median, double persistence) {
+  std::vector<double> v(n);
+  bool slow = src.uniform() < 0.5;
+  for (double& x : v) {
+    if (src.uniform() < 1.0 / persistence) slow = !slow;
+    x = median * (slow ? 1.03 : 1.0) * std::exp(0.005 * src.standard_normal());
+  }
+  return v;
+}
+}  // namespace
+
+TEST(FalseAlarmRate, OneRunASideWithClockModeRuns) {
+  // Same code on both sides, one run each, the samples in runs of ~200 of 4000. The batch
+  // medians are the replicates, so a side that drew more slow runs is not a regression; the
+  // samples, as independent replicates, would call one nearly every time.
+  const Thresholds t;
+  int alarms = 0, sample_test_alarms = 0;
+  const int trials = 200;
+  for (int seed = 0; seed < trials; ++seed) {
+    SampleSource src(70000 + static_cast<std::uint64_t>(seed));
+    const auto base = clock_mode_runs(src, 4000, 1000, 200), cand = clock_mode_runs(src, 4000, 1000, 200);
+    const SampleComparison c = compare_samples({base}, {cand}, Better::lower, t);
+    ASSERT_EQ(c.method, Method::batches);
+    EXPECT_EQ(c.test, "t-test of 10+10 batch medians");
+    alarms += c.verdict == Verdict::faster || c.verdict == Verdict::slower;
+    sample_test_alarms += c.mann_whitney_p < t.alpha;
+  }
+  std::printf("false alarms with clock-mode runs: %d of %d; Mann-Whitney on the samples rejects %d\n", alarms, trials,
+              sample_test_alarms);
+  EXPECT_LE(alarms, trials * (t.alpha + 2.33 * std::sqrt(t.alpha * (1 - t.alpha) / trials)));
+  EXPECT_GT(sample_test_alarms, trials / 2);  // the trap this avoids
+}
+
+TEST(Verdict, ARealChangeWithClockModeRunsIsStillFound) {
+  SampleSource src(31);
+  const auto base = clock_mode_runs(src, 4000, 1000, 50), cand = clock_mode_runs(src, 4000, 1080, 50);
+  const SampleComparison c = compare_samples({base}, {cand}, Better::lower, {});
+  EXPECT_EQ(c.method, Method::batches);
+  EXPECT_EQ(c.verdict, Verdict::slower) << c.why;
+  EXPECT_NEAR(c.ratio, 1.08, 0.02);
+  EXPECT_EQ(method_name(c.method), "batches");
+}
+
+TEST(Verdict, IndependentSamplesKeepTheSamplesMethod) {
+  SampleSource src(5);
+  const SampleComparison c =
+      compare_samples({src.lognormal(4000, 1000, 0.01)}, {src.lognormal(4000, 1000, 0.01)}, Better::lower, {});
+  EXPECT_EQ(c.method, Method::samples);
+}
