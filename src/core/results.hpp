@@ -83,6 +83,12 @@ struct MeasurementRecord {
   std::string stop_reason;             // converged | max-samples | timeout
   double elapsed_s = 0;
   std::uint64_t l2_flush_bytes = 0;
+  // The board's energy over the sampling phase (after warm-up), from NVML's counter: joules,
+  // seconds, and the calls made in it (kept and dropped samples times calls per sample).
+  // Everything the GPU did in that window counts: in cold mode the L2 flushes too.
+  std::optional<double> energy_j;
+  double energy_window_s = 0;
+  std::uint64_t energy_calls = 0;
 };
 
 struct DerivedRecord {
@@ -93,6 +99,8 @@ struct DerivedRecord {
   double peak_tflops = 0;  // 0 when unknown
   double pct_of_peak = 0;
   std::string peak_source;
+  std::optional<double> energy_per_call_j;  // measurement energy_j / energy_calls
+  std::optional<double> gflop_per_j;        // flops / 1e9 / energy_per_call_j
 };
 
 // What an external adapter (docs/adapters.md) reported about itself, for the record.

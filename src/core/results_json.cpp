@@ -66,13 +66,18 @@ json measurement_json(const MeasurementRecord& m) {
           {"input_sets", m.input_sets},
           {"stop_reason", m.stop_reason},
           {"elapsed_s", m.elapsed_s},
-          {"l2_flush_bytes", m.l2_flush_bytes}};
+          {"l2_flush_bytes", m.l2_flush_bytes},
+          {"energy_j", optional_number(m.energy_j)},
+          {"energy_window_s", m.energy_window_s},
+          {"energy_calls", m.energy_calls}};
 }
 
 json derived_json(const DerivedRecord& d) {
   return {{"flops", d.flops},   {"min_bytes", d.min_bytes},     {"tflops", d.tflops},
           {"gbs", d.gbs},       {"peak_tflops", d.peak_tflops}, {"pct_of_peak", d.pct_of_peak},
-          {"peak_source", d.peak_source}};
+          {"peak_source", d.peak_source},
+          {"energy_per_call_j", optional_number(d.energy_per_call_j)},
+          {"gflop_per_j", optional_number(d.gflop_per_j)}};
 }
 
 json device_json(const DeviceRecord& d) {
@@ -165,6 +170,13 @@ class Reader {
     return it->get<double>();
   }
   bool has(const char* key) const { return j_.contains(key); }
+  // A key documents written before it existed lack: absent or null gives none.
+  std::optional<double> optional_number(const char* key) const {
+    if (!has(key)) return std::nullopt;
+    const double v = get_number_or_null(key, std::numeric_limits<double>::quiet_NaN());
+    if (std::isnan(v)) return std::nullopt;
+    return v;
+  }
   const json* optional_object(const char* key) const {
     const auto it = j_.find(key);
     if (it == j_.end()) fail(key, "missing");
@@ -204,15 +216,8 @@ stats::Summary read_summary(const Reader& r) {
   s.median_ci.hi = r.get<double>("median_ci_hi");
   s.median_ci_rel_halfwidth =
       r.get_number_or_null("median_ci_rel_halfwidth", std::numeric_limits<double>::infinity());
-  // Optional: documents written before the batch CI lack them.
-  const auto optional = [&r](const char* key) -> std::optional<double> {
-    if (!r.has(key)) return std::nullopt;
-    const double v = r.get_number_or_null(key, std::numeric_limits<double>::quiet_NaN());
-    if (std::isnan(v)) return std::nullopt;
-    return v;
-  };
-  s.median_ci_batch_rel_halfwidth = optional("median_ci_batch_rel_halfwidth");
-  s.autocorrelation_lag1 = optional("autocorrelation_lag1");
+  s.median_ci_batch_rel_halfwidth = r.optional_number("median_ci_batch_rel_halfwidth");
+  s.autocorrelation_lag1 = r.optional_number("autocorrelation_lag1");
   return s;
 }
 
@@ -246,6 +251,11 @@ MeasurementRecord read_measurement(const Reader& r) {
   m.stop_reason = r.get<std::string>("stop_reason");
   m.elapsed_s = r.get<double>("elapsed_s");
   m.l2_flush_bytes = r.get<std::uint64_t>("l2_flush_bytes");
+  m.energy_j = r.optional_number("energy_j");
+  if (m.energy_j) {
+    m.energy_window_s = r.get<double>("energy_window_s");
+    m.energy_calls = r.get<std::uint64_t>("energy_calls");
+  }
   return m;
 }
 
@@ -258,6 +268,8 @@ DerivedRecord read_derived(const Reader& r) {
   d.peak_tflops = r.get<double>("peak_tflops");
   d.pct_of_peak = r.get<double>("pct_of_peak");
   d.peak_source = r.get<std::string>("peak_source");
+  d.energy_per_call_j = r.optional_number("energy_per_call_j");
+  d.gflop_per_j = r.optional_number("gflop_per_j");
   return d;
 }
 

@@ -43,6 +43,7 @@ struct Library::Api {
   Return (*temperature)(Device, int, unsigned*) = nullptr;
   Return (*power_usage)(Device, unsigned*) = nullptr;                // mW
   Return (*enforced_power_limit)(Device, unsigned*) = nullptr;       // mW
+  Return (*total_energy)(Device, unsigned long long*) = nullptr;     // mJ
   Return (*clocks_event_reasons)(Device, unsigned long long*) = nullptr;
   Return (*compute_processes)(Device, unsigned*, ProcessInfoV3*) = nullptr;
   Return (*process_name)(unsigned, char*, unsigned) = nullptr;
@@ -74,6 +75,7 @@ Library::Library(const std::string& soname) : api_(new Api), soname_(soname) {
   resolve(lib_, a.temperature, "nvmlDeviceGetTemperature");
   resolve(lib_, a.power_usage, "nvmlDeviceGetPowerUsage");
   resolve(lib_, a.enforced_power_limit, "nvmlDeviceGetEnforcedPowerLimit");
+  resolve(lib_, a.total_energy, "nvmlDeviceGetTotalEnergyConsumption");
   resolve(lib_, a.clocks_event_reasons, "nvmlDeviceGetCurrentClocksEventReasons");
   if (!a.clocks_event_reasons) resolve(lib_, a.clocks_event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
   resolve(lib_, a.compute_processes, "nvmlDeviceGetComputeRunningProcesses_v3");
@@ -149,6 +151,17 @@ std::optional<double> Library::power_limit_w(Device d, std::string* why) const {
   const auto mw = read<unsigned>(api_->enforced_power_limit, "nvmlDeviceGetEnforcedPowerLimit", why,
                                  [&](unsigned& v) { return api_->enforced_power_limit(d, &v); });
   return mw ? std::optional<double>(*mw / 1000.0) : std::nullopt;
+}
+
+std::optional<double> Library::total_energy_j(Device d, std::string* why) const {
+  const auto mj = read<std::uint64_t>(api_->total_energy, "nvmlDeviceGetTotalEnergyConsumption", why,
+                                      [&](std::uint64_t& v) {
+                                        unsigned long long e = 0;
+                                        const Return status = api_->total_energy(d, &e);
+                                        v = e;
+                                        return status;
+                                      });
+  return mj ? std::optional<double>(static_cast<double>(*mj) / 1000.0) : std::nullopt;
 }
 
 std::optional<std::uint64_t> Library::clock_event_reasons(Device d, std::string* why) const {

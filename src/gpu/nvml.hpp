@@ -66,6 +66,8 @@ class Library {
   std::optional<unsigned> temperature_c(Device d, std::string* why = nullptr) const;
   std::optional<double> power_w(Device d, std::string* why = nullptr) const;
   std::optional<double> power_limit_w(Device d, std::string* why = nullptr) const;
+  // The board's energy counter since the driver loaded, in joules (NVML counts millijoules).
+  std::optional<double> total_energy_j(Device d, std::string* why = nullptr) const;
   std::optional<std::uint64_t> clock_event_reasons(Device d, std::string* why = nullptr) const;
   std::optional<std::vector<GpuProcess>> compute_processes(Device d, std::string* why = nullptr) const;
   std::optional<bool> persistence_mode(Device d, std::string* why = nullptr) const;

@@ -38,6 +38,16 @@ GpuSampler::~GpuSampler() {
   cudaEventDestroy(stop_);
 }
 
+std::optional<double> GpuSampler::energy_counter_j() {
+  const auto& lib = gpu::nvml::system_library();
+  if (!nvml_looked_up_) {
+    nvml_looked_up_ = true;
+    if (!ctx_.record().uuid.empty()) nvml_device_ = lib.device_by_uuid(ctx_.record().uuid);
+  }
+  if (!nvml_device_) return std::nullopt;
+  return lib.total_energy_j(*nvml_device_);
+}
+
 void GpuSampler::warmup_call() {
   inst_.call(ctx_.stream());
   ASSAY_CUDA(cudaGetLastError());

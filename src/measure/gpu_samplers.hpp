@@ -8,6 +8,7 @@
 
 #include "backends/backend.hpp"
 #include "gpu/device_context.hpp"
+#include "gpu/nvml.hpp"
 #include "measure/sampler.hpp"
 
 namespace assay::measure {
@@ -18,6 +19,7 @@ class GpuSampler : public Sampler {
   ~GpuSampler() override;
   void warmup_call() override;
   double reference_sm_clock_mhz() const override { return ctx_.record().max_sm_clock_mhz; }
+  std::optional<double> energy_counter_j() override;  // NVML's, by the device's UUID
 
  protected:
   // Blocks the stream, probes, records `start`, runs `enqueue`, records `stop`, probes,
@@ -31,6 +33,8 @@ class GpuSampler : public Sampler {
   Instance& inst_;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   bool flush_before_ = false;
+  std::optional<gpu::nvml::Device> nvml_device_;  // looked up on the first energy read
+  bool nvml_looked_up_ = false;
 };
 
 class ColdSampler final : public GpuSampler {

@@ -22,6 +22,8 @@ MeasurementRecord run_measurement(Sampler& sampler, const suite::MeasureConfig& 
   }
 
   const double reference_mhz = sampler.reference_sm_clock_mhz();
+  const std::optional<double> energy_start = sampler.energy_counter_j();
+  const double energy_t0 = elapsed();
   StoppingRule rule(cfg);
   for (;;) {
     const Sample s = sampler.sample();
@@ -42,6 +44,13 @@ MeasurementRecord run_measurement(Sampler& sampler, const suite::MeasureConfig& 
   }
   rec.elapsed_s = elapsed();
   rec.calls_per_sample = sampler.calls_per_sample();
+  if (energy_start) {
+    if (const auto energy_end = sampler.energy_counter_j()) {
+      rec.energy_j = *energy_end - *energy_start;
+      rec.energy_window_s = rec.elapsed_s - energy_t0;
+      rec.energy_calls = (rec.samples_ns.size() + rec.dropped_throttled) * rec.calls_per_sample;
+    }
+  }
   rec.input_sets = sampler.input_sets();
   rec.l2_flush_bytes = sampler.l2_flush_bytes();
   return rec;

@@ -2,6 +2,7 @@
 // A sampler takes one timed sample of the code under test, by one method (cold, hot,
 // graph, host, cpu). The measurement loop (measure_loop.hpp) decides how many.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace assay::measure {
@@ -22,6 +23,9 @@ class Sampler {
   virtual std::uint64_t l2_flush_bytes() const { return 0; }
   // The clock against which throttled samples are judged; 0: no clock probe.
   virtual double reference_sm_clock_mhz() const { return 0; }
+  // The device's energy counter in joules (any origin; only differences count); nullopt when
+  // it cannot be read (no GPU, no NVML, a board without the counter).
+  virtual std::optional<double> energy_counter_j() { return std::nullopt; }
 };
 
 }  // namespace assay::measure

@@ -97,3 +97,37 @@ TEST(StoppingRule, ReasonsInOrder) {
   r.add(100);
   EXPECT_EQ(r.stop_reason(0).value(), "converged");
 }
+
+namespace {
+// A sampler whose board counter advances 2 J per sample (warm-up calls too).
+class EnergySampler final : public Sampler {
+ public:
+  std::string mode() const override { return "scripted"; }
+  void warmup_call() override { joules_ += 2; }
+  Sample sample() override {
+    joules_ += 2;
+    return {100, 0};
+  }
+  std::uint64_t calls_per_sample() const override { return 4; }
+  std::optional<double> energy_counter_j() override { return joules_; }
+
+ private:
+  double joules_ = 1000;
+};
+}  // namespace
+
+TEST(MeasureLoop, EnergyIsCountedOverTheSamplingPhaseOnly) {
+  EnergySampler s;
+  const auto rec = run_measurement(s, quick());
+  ASSERT_TRUE(rec.energy_j.has_value());
+  EXPECT_EQ(rec.samples_ns.size(), 10u);
+  EXPECT_DOUBLE_EQ(*rec.energy_j, 20.0);  // 10 samples x 2 J; the 2 warm-up calls' 4 J are not counted
+  EXPECT_EQ(rec.energy_calls, 40u);       // 10 samples x 4 calls
+  EXPECT_GE(rec.energy_window_s, 0.0);
+  EXPECT_LE(rec.energy_window_s, rec.elapsed_s);
+}
+
+TEST(MeasureLoop, NoEnergyCounterLeavesNone) {
+  ScriptedSampler s({{100, 0}}, 0);
+  EXPECT_FALSE(run_measurement(s, quick()).energy_j.has_value());
+}
