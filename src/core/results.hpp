@@ -84,11 +84,12 @@ struct MeasurementRecord {
   double elapsed_s = 0;
   std::uint64_t l2_flush_bytes = 0;
   // The board's energy over the sampling phase (after warm-up), from NVML's counter: joules,
-  // seconds, and the calls made in it (kept and dropped samples times calls per sample).
-  // Everything the GPU did in that window counts: in cold mode the L2 flushes too.
+  // the window's seconds, and the seconds of it the kept samples timed (their time per call x
+  // calls per sample). Everything the GPU did in the window counts: the gaps between samples,
+  // in cold mode the L2 flushes too; so it is no kernel's energy per call.
   std::optional<double> energy_j;
   double energy_window_s = 0;
-  std::uint64_t energy_calls = 0;
+  double energy_timed_s = 0;
 };
 
 struct DerivedRecord {
@@ -99,8 +100,7 @@ struct DerivedRecord {
   double peak_tflops = 0;  // 0 when unknown
   double pct_of_peak = 0;
   std::string peak_source;
-  std::optional<double> energy_per_call_j;  // measurement energy_j / energy_calls
-  std::optional<double> gflop_per_j;        // flops / 1e9 / energy_per_call_j
+  std::optional<double> mean_power_w;  // measurement energy_j / energy_window_s
 };
 
 // What an external adapter (docs/adapters.md) reported about itself, for the record.

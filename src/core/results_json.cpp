@@ -69,15 +69,14 @@ json measurement_json(const MeasurementRecord& m) {
           {"l2_flush_bytes", m.l2_flush_bytes},
           {"energy_j", optional_number(m.energy_j)},
           {"energy_window_s", m.energy_window_s},
-          {"energy_calls", m.energy_calls}};
+          {"energy_timed_s", m.energy_timed_s}};
 }
 
 json derived_json(const DerivedRecord& d) {
   return {{"flops", d.flops},   {"min_bytes", d.min_bytes},     {"tflops", d.tflops},
           {"gbs", d.gbs},       {"peak_tflops", d.peak_tflops}, {"pct_of_peak", d.pct_of_peak},
           {"peak_source", d.peak_source},
-          {"energy_per_call_j", optional_number(d.energy_per_call_j)},
-          {"gflop_per_j", optional_number(d.gflop_per_j)}};
+          {"mean_power_w", optional_number(d.mean_power_w)}};
 }
 
 json device_json(const DeviceRecord& d) {
@@ -254,7 +253,7 @@ MeasurementRecord read_measurement(const Reader& r) {
   m.energy_j = r.optional_number("energy_j");
   if (m.energy_j) {
     m.energy_window_s = r.get<double>("energy_window_s");
-    m.energy_calls = r.get<std::uint64_t>("energy_calls");
+    m.energy_timed_s = r.get<double>("energy_timed_s");
   }
   return m;
 }
@@ -268,8 +267,7 @@ DerivedRecord read_derived(const Reader& r) {
   d.peak_tflops = r.get<double>("peak_tflops");
   d.pct_of_peak = r.get<double>("pct_of_peak");
   d.peak_source = r.get<std::string>("peak_source");
-  d.energy_per_call_j = r.optional_number("energy_per_call_j");
-  d.gflop_per_j = r.optional_number("gflop_per_j");
+  d.mean_power_w = r.optional_number("mean_power_w");
   return d;
 }
 

@@ -48,7 +48,7 @@ MeasurementRecord run_measurement(Sampler& sampler, const suite::MeasureConfig& 
     if (const auto energy_end = sampler.energy_counter_j()) {
       rec.energy_j = *energy_end - *energy_start;
       rec.energy_window_s = rec.elapsed_s - energy_t0;
-      rec.energy_calls = (rec.samples_ns.size() + rec.dropped_throttled) * rec.calls_per_sample;
+      for (double ns : rec.samples_ns) rec.energy_timed_s += ns * 1e-9 * static_cast<double>(rec.calls_per_sample);
     }
   }
   rec.input_sets = sampler.input_sets();

@@ -193,10 +193,7 @@ void finish_ok(CaseRecord& rec, const Problem& problem, const DeviceRecord& devi
   d.peak_tflops = gpu::peak_tflops(device, rec.dtype, &d.peak_source);
   if (d.peak_tflops > 0) d.pct_of_peak = 100.0 * d.tflops / d.peak_tflops;
   const auto& m = *rec.measurement;
-  if (m.energy_j && *m.energy_j > 0 && m.energy_calls > 0) {
-    d.energy_per_call_j = *m.energy_j / static_cast<double>(m.energy_calls);
-    d.gflop_per_j = d.flops / 1e9 / *d.energy_per_call_j;
-  }
+  if (m.energy_j && m.energy_window_s > 0) d.mean_power_w = *m.energy_j / m.energy_window_s;
   rec.derived = d;
   rec.status = CaseStatus::ok;
 }

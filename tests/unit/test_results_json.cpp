@@ -109,26 +109,25 @@ TEST(ResultsJson, EnergyAndBatchFieldsRoundTripAndMayBeAbsent) {
   ResultsDocument d = sample_doc();
   MeasurementRecord& m = *d.cases[0].measurement;
   m.energy_j = 12.5;
-  m.energy_window_s = 0.02;
-  m.energy_calls = 40;
+  m.energy_window_s = 0.025;
+  m.energy_timed_s = 0.02;
   DerivedRecord der;
   der.flops = 1e12;
-  der.energy_per_call_j = 12.5 / 40;
-  der.gflop_per_j = 1e12 / 1e9 / (12.5 / 40);
+  der.mean_power_w = 12.5 / 0.025;
   d.cases[0].derived = der;
   const std::string text = to_json_text(d);
   const ResultsDocument back = parse_results_json(text, "r.json");
   EXPECT_EQ(to_json_text(back), text);
   EXPECT_EQ(back.cases[0].measurement->energy_j, 12.5);
-  EXPECT_EQ(back.cases[0].measurement->energy_calls, 40u);
-  EXPECT_DOUBLE_EQ(*back.cases[0].derived->gflop_per_j, 3200.0);
+  EXPECT_EQ(back.cases[0].measurement->energy_timed_s, 0.02);
+  EXPECT_DOUBLE_EQ(*back.cases[0].derived->mean_power_w, 500.0);
   // Documents written before these fields existed still read; the fields are then none.
   auto j = nlohmann::json::parse(text);
-  for (const char* k : {"energy_j", "energy_window_s", "energy_calls"}) j["cases"][0]["measurement"].erase(k);
-  for (const char* k : {"energy_per_call_j", "gflop_per_j"}) j["cases"][0]["derived"].erase(k);
+  for (const char* k : {"energy_j", "energy_window_s", "energy_timed_s"}) j["cases"][0]["measurement"].erase(k);
+  j["cases"][0]["derived"].erase("mean_power_w");
   for (const char* k : {"median_ci_batch_rel_halfwidth", "autocorrelation_lag1"}) j["cases"][0]["summary_ns"].erase(k);
   const ResultsDocument old = parse_results_json(j.dump(), "old.json");
   EXPECT_FALSE(old.cases[0].measurement->energy_j.has_value());
-  EXPECT_FALSE(old.cases[0].derived->gflop_per_j.has_value());
+  EXPECT_FALSE(old.cases[0].derived->mean_power_w.has_value());
   EXPECT_FALSE(old.cases[0].summary->autocorrelation_lag1.has_value());
 }
