@@ -9,6 +9,9 @@ namespace assay::measure {
 
 MeasurementRecord run_measurement(Sampler& sampler, const suite::MeasureConfig& cfg) {
   using Clock = std::chrono::steady_clock;
+  // Idle first, outside every budget: a power-capped GPU that just ran another case is hotter,
+  // and the case would start at a lower clock for it.
+  if (cfg.cooldown_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(cfg.cooldown_s));
   const auto start = Clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
 

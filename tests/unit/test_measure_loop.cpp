@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "measure/measure_loop.hpp"
 #include "measure/stopping_rule.hpp"
 
@@ -130,4 +132,16 @@ TEST(MeasureLoop, EnergyIsCountedOverTheSamplingPhaseOnly) {
 TEST(MeasureLoop, NoEnergyCounterLeavesNone) {
   ScriptedSampler s({{100, 0}}, 0);
   EXPECT_FALSE(run_measurement(s, quick()).energy_j.has_value());
+}
+
+TEST(MeasureLoop, CooldownIdlesBeforeWarmUpOutsideTheBudget) {
+  ScriptedSampler s({{100, 0}}, 0);
+  auto cfg = quick();
+  cfg.cooldown_s = 0.2;
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto rec = run_measurement(s, cfg);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GE(wall, 0.2);
+  EXPECT_LT(rec.elapsed_s, 0.1);  // the idle time is not the case's
+  EXPECT_EQ(rec.stop_reason, "converged");
 }

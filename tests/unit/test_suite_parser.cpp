@@ -132,6 +132,11 @@ TEST(SuiteParser, BadMeasureAndCheckSettings) {
   EXPECT_NE(error_of(bench_with("m = 1\nn = 1\nk = 1\n[bench.check]\natol = \"big\"\n"))
                 .find("bench[0].check.atol: must be a number"),
             std::string::npos);
+  EXPECT_NE(error_of(bench_with("m = 1\nn = 1\nk = 1\n[bench.measure]\ncooldown_s = 601\n"))
+                .find("bench[0].measure.cooldown_s: must be in [0, 600]"),
+            std::string::npos);
+  const auto s = parse_suite(bench_with("m = 1\nn = 1\nk = 1\n[bench.measure]\ncooldown_s = 2.5\n"), "t.toml");
+  EXPECT_EQ(s.benches[0].measure.cooldown_s, 2.5);
 }
 
 TEST(SuiteParser, BaselineMustBeABackendAndNamesUnique) {
