@@ -19,7 +19,10 @@ def load(path):
 
 
 def main(folder):
-    sessions = load(next(p for p in (os.path.join(folder, "sessions.json"), os.path.join(folder, "sessions.json.xz")) if os.path.exists(p)))
+    found = [p for p in (os.path.join(folder, "sessions.json"), os.path.join(folder, "sessions.json.xz")) if os.path.exists(p)]
+    if not found:
+        sys.exit(f"{folder}: no sessions.json(.xz): not the folder of an `assay run --repeat` record")
+    sessions = load(found[0])
     med = {c["id"]: c for c in sessions["cases"]}
     first = load(sorted(glob.glob(os.path.join(folder, "gemm-hopper-*.json*")))[0])
     kernel = {c["id"]: (c.get("variant") or "").replace("_persistent", "") for c in first["cases"]}

@@ -154,13 +154,8 @@ std::optional<double> Library::power_limit_w(Device d, std::string* why) const {
 }
 
 std::optional<double> Library::total_energy_j(Device d, std::string* why) const {
-  const auto mj = read<std::uint64_t>(api_->total_energy, "nvmlDeviceGetTotalEnergyConsumption", why,
-                                      [&](std::uint64_t& v) {
-                                        unsigned long long e = 0;
-                                        const Return status = api_->total_energy(d, &e);
-                                        v = e;
-                                        return status;
-                                      });
+  const auto mj = read<unsigned long long>(api_->total_energy, "nvmlDeviceGetTotalEnergyConsumption", why,
+                                          [&](unsigned long long& v) { return api_->total_energy(d, &v); });
   return mj ? std::optional<double>(static_cast<double>(*mj) / 1000.0) : std::nullopt;
 }
 

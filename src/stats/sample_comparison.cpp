@@ -88,10 +88,9 @@ void by_sessions(const Sessions& base, const Sessions& cand, const Thresholds& t
   by_replicates(mb, mc, "session", t, c);
 }
 
-// Whether one session's samples come in runs: enough of them for batches, and a lag-1
-// autocorrelation beyond what independent samples give but one time in a thousand.
+// Whether one session's samples come in runs: a lag-1 autocorrelation beyond what independent
+// samples give but one time in a thousand.
 bool serially_correlated(const std::vector<double>& in_order) {
-  if (in_order.size() < kMedianBatches * kMinBatchSize) return false;
   const auto r1 = lag1_autocorrelation(in_order);
   return r1 && *r1 > kSerialCorrelationZ / std::sqrt(static_cast<double>(in_order.size()));
 }
@@ -192,9 +191,9 @@ SampleComparison compare_samples(const Sessions& base, const Sessions& cand, Bet
   c.hl_ratio = std::exp(hl.shift);
   c.hl_ratio_ci = {std::exp(hl.ci.lo), std::exp(hl.ci.hi)};
   c.cliffs_delta = cliffs_delta(log_cand, log_base);
-  const bool in_runs = all_base.size() >= kMedianBatches * kMinBatchSize &&
-                      all_cand.size() >= kMedianBatches * kMinBatchSize &&
-                      (serially_correlated(all_base) || serially_correlated(all_cand));
+  // Batches need enough samples on both sides (batch_medians gives none below kMinBatchSamples).
+  const bool in_runs = all_base.size() >= kMinBatchSamples && all_cand.size() >= kMinBatchSamples &&
+                       (serially_correlated(all_base) || serially_correlated(all_cand));
   if (base.size() + cand.size() >= 3) by_sessions(base, cand, t, c);
   else if (in_runs) by_batches(all_base, all_cand, t, c);
   else by_samples(all_base, all_cand, t, c);

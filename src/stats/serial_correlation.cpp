@@ -13,8 +13,8 @@ namespace assay::stats {
 
 std::vector<double> batch_medians(std::span<const double> in_order) {
   const std::size_t n = in_order.size();
+  if (n < kMinBatchSamples) return {};
   const std::size_t size = n / kMedianBatches;
-  if (size < kMinBatchSize) return {};
   const std::size_t skip = n - size * kMedianBatches;
   std::vector<double> medians;
   medians.reserve(kMedianBatches);

@@ -15,7 +15,8 @@
 namespace assay::stats {
 
 inline constexpr std::size_t kMedianBatches = 10;
-inline constexpr std::size_t kMinBatchSize = 5;  // below 50 samples there is no batch CI
+inline constexpr std::size_t kMinBatchSize = 5;
+inline constexpr std::size_t kMinBatchSamples = kMedianBatches * kMinBatchSize;  // 50: fewer give no batches
 
 // The medians (type 7) of kMedianBatches contiguous batches of floor(n / 10) samples, in the
 // order the samples were taken; the first n mod 10 samples are left out, so the batches end at

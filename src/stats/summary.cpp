@@ -85,6 +85,15 @@ double relative_halfwidth(const MedianCi& m, double median) {
   return relative((m.ci.hi - m.ci.lo) / 2.0, median);
 }
 
+// The CI of record: the rank CI widened to median -/+ the batch half-width where that is wider.
+MedianCi union_with_batch(MedianCi rank, double median, const std::optional<double>& batch_half) {
+  if (batch_half) {
+    rank.ci.lo = std::min(rank.ci.lo, median - *batch_half);
+    rank.ci.hi = std::max(rank.ci.hi, median + *batch_half);
+  }
+  return rank;
+}
+
 }  // namespace
 
 double median_of(std::span<const double> values) {
@@ -138,17 +147,12 @@ Summary summarize(std::span<const double> samples) {
   r.p75 = percentile_sorted(s, 75);
   r.p95 = percentile_sorted(s, 95);
   r.p99 = percentile_sorted(s, 99);
-  const MedianCi ci = median_ci_sorted(s, 0.95);
+  const auto half = batch_median_ci_halfwidth(samples, 0.95);
+  const MedianCi ci = union_with_batch(median_ci_sorted(s, 0.95), r.median, half);
   r.median_ci = ci.ci;
   r.median_ci_rel_halfwidth = relative_halfwidth(ci, r.median);
+  if (half) r.median_ci_batch_rel_halfwidth = relative(*half, r.median);
   r.autocorrelation_lag1 = lag1_autocorrelation(samples);
-  if (const auto half = batch_median_ci_halfwidth(samples, 0.95)) {
-    r.median_ci_batch_rel_halfwidth = relative(*half, r.median);
-    r.median_ci.lo = std::min(r.median_ci.lo, r.median - *half);
-    r.median_ci.hi = std::max(r.median_ci.hi, r.median + *half);
-    if (ci.reached_confidence)
-      r.median_ci_rel_halfwidth = relative((r.median_ci.hi - r.median_ci.lo) / 2.0, r.median);
-  }
   return r;
 }
 
@@ -180,22 +184,14 @@ std::optional<double> RunningMedianCi::batch_rel_halfwidth(double confidence) co
 double RunningMedianCi::rel_halfwidth(double confidence) const {
   check_confidence(confidence);
   if (sorted_.empty()) return kInf;
-  const MedianCi rank = median_ci_sorted(sorted_, confidence);
-  if (!rank.reached_confidence) return kInf;
   const std::size_t n = sorted_.size();
   if (confidence != batch_cached_confidence_ || n >= batch_cached_n_ + batch_cached_n_ / 64 + 1) {
     batch_cached_ = batch_median_ci_halfwidth(in_order_, confidence);
     batch_cached_n_ = n;
     batch_cached_confidence_ = confidence;
   }
-  // The union of [lo, hi] and median -/+ half, as in summarize().
   const double m = median();
-  double lo = rank.ci.lo, hi = rank.ci.hi;
-  if (batch_cached_) {
-    lo = std::min(lo, m - *batch_cached_);
-    hi = std::max(hi, m + *batch_cached_);
-  }
-  return relative((hi - lo) / 2.0, m);
+  return relative_halfwidth(union_with_batch(median_ci_sorted(sorted_, confidence), m, batch_cached_), m);
 }
 
 }  // namespace assay::stats
