@@ -90,6 +90,9 @@ struct MeasurementRecord {
   std::optional<double> energy_j;
   double energy_window_s = 0;
   double energy_timed_s = 0;
+  // Measured in rounds (suite `rounds` > 1): the kept samples of each round, in the order they
+  // ran; `samples_ns` holds them one round after another. Empty when measured in one piece.
+  std::vector<std::uint64_t> round_samples;
 };
 
 struct DerivedRecord {

@@ -57,7 +57,7 @@ json check_json(const CheckRecord& c) {
 }
 
 json measurement_json(const MeasurementRecord& m) {
-  return {{"mode", m.mode},
+  json j = {{"mode", m.mode},
           {"samples_ns", m.samples_ns},
           {"sm_clock_mhz", m.sm_clock_mhz},
           {"warmup_calls", m.warmup_calls},
@@ -70,6 +70,8 @@ json measurement_json(const MeasurementRecord& m) {
           {"energy_j", optional_number(m.energy_j)},
           {"energy_window_s", m.energy_window_s},
           {"energy_timed_s", m.energy_timed_s}};
+  if (!m.round_samples.empty()) j["round_samples"] = m.round_samples;
+  return j;
 }
 
 json derived_json(const DerivedRecord& d) {
@@ -255,6 +257,7 @@ MeasurementRecord read_measurement(const Reader& r) {
     m.energy_window_s = r.get<double>("energy_window_s");
     m.energy_timed_s = r.get<double>("energy_timed_s");
   }
+  if (r.has("round_samples")) m.round_samples = r.get<std::vector<std::uint64_t>>("round_samples");
   return m;
 }
 

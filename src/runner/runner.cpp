@@ -182,23 +182,37 @@ std::uint64_t point_seed(const RunOptions& opt, const PlannedCase& pc) {
   return opt.seed ^ fnv1a64(pc.bench->name + "/" + pc.point.dtype + "/" + params_string(pc.point.params));
 }
 
-// Summary and derived figures of a case whose checks passed.
-void finish_ok(CaseRecord& rec, const Problem& problem, const DeviceRecord& device) {
+// Summary and the figures derived from it, for a case whose checks passed; `d` holds the
+// problem's flops and bytes and the device's peak.
+void summarize_ok(CaseRecord& rec, DerivedRecord d) {
   rec.summary = stats::summarize(rec.measurement->samples_ns);
-  DerivedRecord d;
-  d.flops = problem.flops();
-  d.min_bytes = problem.min_bytes();
   d.tflops = d.flops / rec.summary->median / 1e3;
   d.gbs = d.min_bytes / rec.summary->median;
-  d.peak_tflops = gpu::peak_tflops(device, rec.dtype, &d.peak_source);
   if (d.peak_tflops > 0) d.pct_of_peak = 100.0 * d.tflops / d.peak_tflops;
   const auto& m = *rec.measurement;
+  d.mean_power_w.reset();
   if (m.energy_j && m.energy_window_s > 0) d.mean_power_w = *m.energy_j / m.energy_window_s;
   rec.derived = d;
   rec.status = CaseStatus::ok;
 }
 
-void run_case(const PlannedCase& pc, const RunOptions& opt, Executor& ex, CaseRecord& rec) {
+void finish_ok(CaseRecord& rec, const Problem& problem, const DeviceRecord& device) {
+  DerivedRecord d;
+  d.flops = problem.flops();
+  d.min_bytes = problem.min_bytes();
+  d.peak_tflops = gpu::peak_tflops(device, rec.dtype, &d.peak_source);
+  summarize_ok(rec, d);
+}
+
+// A case measured in rounds: one record from its rounds' (merge_rounds), summarised over every
+// round's samples when each round was ok.
+CaseRecord finish_rounds(const std::vector<CaseRecord>& parts) {
+  CaseRecord rec = merge_rounds(parts);
+  if (rec.status == CaseStatus::ok && parts.back().derived) summarize_ok(rec, *parts.back().derived);
+  return rec;
+}
+
+void run_case(const PlannedCase& pc, const RunOptions& opt, Executor& ex, CaseRecord& rec, const CaseRound& round) {
   const suite::Bench& b = *pc.bench;
   const Backend& backend = *find_backend(pc.backend);
   const DType dtype = *parse_dtype(pc.point.dtype);
@@ -209,7 +223,7 @@ void run_case(const PlannedCase& pc, const RunOptions& opt, Executor& ex, CaseRe
     rec.reason = "check disabled in the suite (check.enabled = false)";
     return;
   }
-  if (b.check.enabled) {
+  if (b.check.enabled && round.first()) {
     // Fresh random inputs, a poisoned output, one call, and the fp64 oracle on every element.
     const Params shape = check_params(b, pc.point.params);
     const auto problem = make_problem(b, shape, dtype, ex);
@@ -229,7 +243,7 @@ void run_case(const PlannedCase& pc, const RunOptions& opt, Executor& ex, CaseRe
     return;
   }
 
-  suite::MeasureConfig mcfg = b.measure;
+  suite::MeasureConfig mcfg = round_config(b.measure, round.count);
   if (opt.mode) mcfg.mode = *opt.mode;
   const auto problem = make_problem(b, pc.point.params, dtype, ex);
   const std::uint64_t seed = case_seed + 2;
@@ -239,7 +253,7 @@ void run_case(const PlannedCase& pc, const RunOptions& opt, Executor& ex, CaseRe
   MeasurementRecord m = measure::run_measurement(*sampler, mcfg);
   rec.variant = inst->variant();
 
-  if (b.check.enabled && b.check.recheck) {
+  if (b.check.enabled && b.check.recheck && round.last()) {
     // One more call through the same sampler writes into a poisoned output, which is then
     // checked again. Its time is not added to the samples the stopping rule accepted.
     inst->poison_output();
@@ -261,19 +275,19 @@ void run_case(const PlannedCase& pc, const RunOptions& opt, Executor& ex, CaseRe
 // An adapter program checks, warms up and times itself; assay gives it the same inputs as
 // every other backend of the point, checks what it wrote, and summarises its raw samples.
 void run_external_case(const PlannedCase& pc, const RunOptions& opt, const ExternalBackend& backend,
-                       const DeviceRecord& device, CaseRecord& rec) {
+                       const DeviceRecord& device, CaseRecord& rec, const CaseRound& round) {
   const suite::Bench& b = *pc.bench;
   const DType dtype = *parse_dtype(pc.point.dtype);
   const std::uint64_t case_seed = point_seed(opt, pc);
   const Workload& w = *find_workload(b.workload);
-  suite::MeasureConfig mcfg = b.measure;
+  suite::MeasureConfig mcfg = round_config(b.measure, round.count);
   if (opt.mode) mcfg.mode = *opt.mode;
   if (!b.check.enabled && opt.check_only) {
     rec.status = CaseStatus::skipped;
     rec.reason = "check disabled in the suite (check.enabled = false)";
     return;
   }
-  if (b.check.enabled) {
+  if (b.check.enabled && round.first()) {
     const auto problem = w.make(check_params(b, pc.point.params), dtype);
     const auto inputs = problem->make_inputs(case_seed + 1);
     const auto result = backend.run(*problem, inputs, "check", opt.device, mcfg, case_seed + 1);
@@ -295,7 +309,7 @@ void run_external_case(const PlannedCase& pc, const RunOptions& opt, const Exter
   for (double ms : result.reply.samples_ms) m.samples_ns.push_back(ms * 1e6);
   m.stop_reason = "adapter";
   rec.measurement = std::move(m);
-  if (b.check.enabled && b.check.recheck) {
+  if (b.check.enabled && b.check.recheck && round.last()) {
     // The adapter writes the output of its last timed call: checked on sampled rows.
     if (!record_check(rec, rec.recheck, "recheck of the last timed call", result.output, *problem, inputs,
                       b.check.sampled_rows, b.check, case_seed + 2))
@@ -343,7 +357,8 @@ Executors make_executors(const RunOptions& opt, const std::vector<PlannedCase>& 
   return ex;
 }
 
-void execute_case(const PlannedCase& pc, const RunOptions& opt, Executors& ex, CaseRecord& rec) {
+void execute_case(const PlannedCase& pc, const RunOptions& opt, Executors& ex, CaseRecord& rec,
+                  const CaseRound& round) {
   const Backend& backend = *find_backend(pc.backend);
   if (backend.target() != Target::cpu) rec.device_index = ex.index;
   // NVML watches the GPU while an in-process GPU case runs. Adapter cases are not watched:
@@ -355,11 +370,11 @@ void execute_case(const PlannedCase& pc, const RunOptions& opt, Executors& ex, C
   }
   try {
     if (backend.target() == Target::external)
-      run_external_case(pc, opt, dynamic_cast<const ExternalBackend&>(backend), ex.device, rec);
+      run_external_case(pc, opt, dynamic_cast<const ExternalBackend&>(backend), ex.device, rec, round);
     else if (backend.target() == Target::cuda)
-      run_case(pc, opt, *ex.cuda, rec);
+      run_case(pc, opt, *ex.cuda, rec, round);
     else
-      run_case(pc, opt, *ex.cpu, rec);
+      run_case(pc, opt, *ex.cpu, rec, round);
   } catch (const SkipError& e) {
     rec.status = CaseStatus::skipped;
     rec.reason = e.what();
@@ -538,40 +553,52 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
   out.doc.cases.resize(planned.size());
   std::vector<bool> done(planned.size(), false);
   std::mutex lock;
-  const auto run_one = [&](std::size_t i, const std::string& device) {
+  const auto label = [&](std::size_t i, const std::string& device) {
+    return "[" + std::to_string(i + 1) + "/" + std::to_string(planned.size()) + "] " + planned[i].id +
+           (devices.size() > 1 ? " (GPU " + device + ")" : "");
+  };
+  // One run of case i: all of it, or one round. `quiet_skip`: skipped for a reason that one
+  // line for the whole run gives.
+  const auto run_part = [&](std::size_t i, const std::string& device, const CaseRound& round, bool& quiet_skip) {
     const PlannedCase& pc = planned[i];
     CaseRecord rec = make_planned_record(pc);
     const Backend& backend = *find_backend(pc.backend);
-    const std::string counter = "[" + std::to_string(i + 1) + "/" + std::to_string(planned.size()) + "] ";
-    const std::string where = devices.size() > 1 ? " (GPU " + device + ")" : "";
-    bool quiet_skip = false;
+    quiet_skip = false;
     if (backend.target() == Target::cuda && !ex.cuda_ok) {
       rec.status = CaseStatus::skipped;
       rec.reason = ex.cuda_skip;
-      quiet_skip = true;  // one line for the whole run says why, below
+      quiet_skip = true;
     } else if (const auto why = backend.unavailable_reason(); !why.empty()) {
       rec.status = CaseStatus::skipped;
       rec.reason = why;
     } else {
       {
         std::lock_guard<std::mutex> g(lock);
-        progress(counter + pc.id + where + " ...");
+        progress(label(i, device) +
+                 (round.count > 1 ? " (round " + std::to_string(round.index + 1) + "/" + std::to_string(round.count) + ")"
+                                  : "") +
+                 " ...");
       }
       if (opt.isolate) {
         RunOptions on_device = opt;
         on_device.device = device;
-        rec = run_case_in_worker(pc, on_device, rec);
+        rec = run_case_in_worker(pc, on_device, rec, round);
       } else {
-        execute_case(pc, opt, ex, rec);
+        execute_case(pc, opt, ex, rec, round);
       }
     }
-    std::string line = counter + pc.id + where + ": " + case_status_name(rec.status);
+    return rec;
+  };
+  // Case i's final record: its line, its place in the document, and the document rewritten.
+  const auto finish = [&](std::size_t i, const std::string& device, CaseRecord rec, bool quiet_skip) {
+    std::string line = label(i, device) + ": " + case_status_name(rec.status);
     if (rec.summary) {
       char buf[96];
       std::snprintf(buf, sizeof buf, " median %.3f us (+-%.2f%%, n=%zu, %s)", rec.summary->median / 1e3,
                     100 * rec.summary->median_ci_rel_halfwidth, rec.summary->n,
                     rec.measurement->stop_reason.c_str());
       line += buf;
+      if (const auto r = rec.measurement->round_samples.size(); r > 1) line += " in " + std::to_string(r) + " rounds";
     }
     if (!rec.reason.empty()) line += ": " + rec.reason;
     const bool ran = rec.status != CaseStatus::skipped;
@@ -587,6 +614,25 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
       write_file_atomically(out.results_path, to_json_text(partial));
     }
   };
+  // A point's cases one after another; in rounds (suite `rounds`), round by round with the order
+  // reversed each round (src/runner/rounds.hpp). A case that is not ok after a round runs no more.
+  const auto run_point = [&](std::size_t first, std::size_t last, const std::string& device) {
+    const std::uint64_t rounds = opt.check_only ? 1 : planned[first].bench->measure.rounds;
+    const std::size_t n = last - first;
+    std::vector<std::vector<CaseRecord>> parts(n);
+    std::vector<bool> quiet(n, false);
+    for (std::uint64_t r = 0; r < rounds; ++r) {
+      for (const std::size_t j : round_order(n, r)) {
+        if (r > 0 && parts[j].back().status != CaseStatus::ok) continue;
+        bool q = false;
+        parts[j].push_back(run_part(first + j, device, CaseRound{r, rounds}, q));
+        quiet[j] = q;
+        if (rounds == 1) finish(first + j, device, std::move(parts[j].back()), q);
+      }
+    }
+    if (rounds > 1)
+      for (std::size_t j = 0; j < n; ++j) finish(first + j, device, finish_rounds(parts[j]), quiet[j]);
+  };
   // Whole points go to one device (a point's backends are compared with each other); with
   // several devices, one thread per device takes the next point when it is free.
   std::vector<std::pair<std::size_t, std::size_t>> points;  // [first, last) case indices
@@ -595,8 +641,7 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
     else points.back().second = i + 1;
   std::atomic<std::size_t> next_point{0};
   const auto device_loop = [&](const std::string& device) {
-    for (std::size_t p; (p = next_point++) < points.size();)
-      for (std::size_t i = points[p].first; i < points[p].second; ++i) run_one(i, device);
+    for (std::size_t p; (p = next_point++) < points.size();) run_point(points[p].first, points[p].second, device);
   };
   if (devices.size() == 1) {
     device_loop(devices.front());

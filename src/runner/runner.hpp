@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "runner/executor.hpp"
 #include "core/results.hpp"
+#include "runner/rounds.hpp"
 #include "suite/suite.hpp"
 
 namespace assay::runner {
@@ -52,9 +53,11 @@ Executors make_executors(const RunOptions& opt, const std::vector<PlannedCase>& 
 // The record of a case before it runs: its identity and parameters.
 CaseRecord make_planned_record(const PlannedCase& pc);
 
-// Runs one case in this process: check, measure, recheck; every failure becomes the case's
-// status (skipped, error, crashed for a GPU fault), never an exception.
-void execute_case(const PlannedCase& pc, const RunOptions& opt, Executors& ex, CaseRecord& rec);
+// Runs one case (or one round of it) in this process: check (in the first round), measure,
+// recheck (in the last); every failure becomes the case's status (skipped, error, crashed for a
+// GPU fault), never an exception.
+void execute_case(const PlannedCase& pc, const RunOptions& opt, Executors& ex, CaseRecord& rec,
+                  const CaseRound& round = {});
 
 // The identity of a case's point (bench, dtype, parameters): what a shard or a device takes whole.
 std::string point_key(const PlannedCase& pc);

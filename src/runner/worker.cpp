@@ -76,13 +76,16 @@ std::string sanitize(const std::string& sanitizer, const std::string& tool, cons
 
 }  // namespace
 
-CaseRecord run_case_in_worker(const PlannedCase& pc, const RunOptions& opt, const CaseRecord& planned) {
+CaseRecord run_case_in_worker(const PlannedCase& pc, const RunOptions& opt, const CaseRecord& planned,
+                              const CaseRound& round) {
   const json request = {{"suite", opt.suite_path},
                         {"case", pc.id},
                         {"device", opt.device},
                         {"mode", opt.mode ? json(*opt.mode) : json(nullptr)},
                         {"seed", opt.seed},
-                        {"check_only", opt.check_only}};
+                        {"check_only", opt.check_only},
+                        {"round", round.index},
+                        {"rounds", round.count}};
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
   SubprocessLimits limits;
   limits.timeout_s = case_timeout_s(pc);
@@ -148,13 +151,16 @@ int worker_main() {
     opt.seed = req.at("seed").get<std::uint64_t>();
     opt.check_only = req.at("check_only").get<bool>();
     opt.isolate = false;
+    CaseRound round;
+    round.index = req.value("round", std::uint64_t{0});
+    round.count = req.value("rounds", std::uint64_t{1});
     const std::string id = req.at("case").get<std::string>();
     const suite::Suite s = suite::load_suite(opt.suite_path);
     for (const auto& pc : plan_cases(s, std::nullopt)) {
       if (pc.id != id) continue;
       Executors ex = make_executors(opt, {pc});
       CaseRecord rec = make_planned_record(pc);
-      execute_case(pc, opt, ex, rec);
+      execute_case(pc, opt, ex, rec, round);
       std::cout << case_to_json_text(rec) << std::flush;
       return 0;
     }

@@ -9,7 +9,8 @@ namespace assay::runner {
 
 // Runs `pc` in a worker and returns its record; a worker that dies is `crashed`, one killed
 // at the per-case limit is `timeout`, both with the tail of its stderr.
-CaseRecord run_case_in_worker(const PlannedCase& pc, const RunOptions& opt, const CaseRecord& planned);
+CaseRecord run_case_in_worker(const PlannedCase& pc, const RunOptions& opt, const CaseRecord& planned,
+                              const CaseRound& round = {});
 
 // The worker's side: reads the request from stdin, runs the case in this process, prints the
 // record. Returns the process exit code.

@@ -36,6 +36,9 @@ struct MeasureConfig {
   double throttle_threshold = 0.75;  // a sample whose SM clock is under this fraction of max is dropped
   double throttle_backoff_s = 0.05;
   double cooldown_s = 0;  // idle time before a case's warm-up, so that it does not inherit the last case's heat
+  // Parts each case of a point is measured in, the point's backends alternating between parts
+  // (A B, B A, A B, ...: src/runner/rounds.hpp); 1: each case in one piece.
+  std::uint64_t rounds = 1;
   std::uint64_t graph_calls = 0;  // calls per graph in graph mode; 0: chosen from a probe call
   double adapter_timeout_s = 600;  // wall-clock limit of one adapter call (start-up and compiles included)
   double case_timeout_s = 0;       // limit of one isolated case's worker; 0: 3 x timeout_s + 60 s (adapters: 2 x adapter_timeout_s + 30 s)

@@ -162,8 +162,8 @@ class Parser {
     reject_unknown_keys(t, field,
                         {"mode", "warmup_calls", "warmup_min_s", "min_samples", "max_samples",
                          "min_time_s", "target_rel_ci", "timeout_s", "throttle_threshold",
-                         "throttle_backoff_s", "cooldown_s", "graph_calls", "adapter_timeout_s",
-                         "case_timeout_s"});
+                         "throttle_backoff_s", "cooldown_s", "rounds", "graph_calls",
+                         "adapter_timeout_s", "case_timeout_s"});
     if (const auto* n = t.get("mode")) {
       m.mode = string_of(*n, field + ".mode");
       if (m.mode != "cold" && m.mode != "hot" && m.mode != "graph" && m.mode != "host")
@@ -181,6 +181,7 @@ class Parser {
     if (const auto* n = t.get("throttle_backoff_s"))
       m.throttle_backoff_s = number_of(*n, field + ".throttle_backoff_s", 0, 10);
     if (const auto* n = t.get("cooldown_s")) m.cooldown_s = number_of(*n, field + ".cooldown_s", 0, 600);
+    if (const auto* n = t.get("rounds")) m.rounds = integer_of(*n, field + ".rounds", 1, 64);
     if (const auto* n = t.get("graph_calls")) m.graph_calls = integer_of(*n, field + ".graph_calls", 0, 100000);
     if (const auto* n = t.get("adapter_timeout_s"))
       m.adapter_timeout_s = number_of(*n, field + ".adapter_timeout_s", 0.1, 86400);

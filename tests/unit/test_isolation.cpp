@@ -46,6 +46,42 @@ TEST(Isolation, FaultsAreRecordedAndTheSuiteGoesOn) {
   fs::remove_all(out);
 }
 
+TEST(Rounds, BackendsAlternateAndEachCaseIsMergedFromItsRounds) {
+  const fs::path out = fresh_dir("rounds");
+  const auto r = run_assay("run tests/data/rounds_cpu.toml --device cpu --out " + out.string(), "ASSAY_TEST_BACKENDS=1");
+  EXPECT_EQ(r.code, 1) << r.out;  // the planted abort
+  // Round 1 forward (cpu, test-abort), round 2 backward; the crashed case runs no second round.
+  const auto at = [&](const std::string& s) { return r.out.find(s); };
+  const auto cpu1 = at("rounds/cpu/f32/k=8,m=8,n=8 (round 1/2) ..."), abort1 = at("test-abort/f32/k=8,m=8,n=8 (round 1/2) ..."),
+             cpu2 = at("rounds/cpu/f32/k=8,m=8,n=8 (round 2/2) ...");
+  ASSERT_NE(cpu1, std::string::npos) << r.out;
+  ASSERT_NE(abort1, std::string::npos) << r.out;
+  ASSERT_NE(cpu2, std::string::npos) << r.out;
+  EXPECT_LT(cpu1, abort1);
+  EXPECT_LT(abort1, cpu2);
+  EXPECT_EQ(at("test-abort/f32/k=8,m=8,n=8 (round 2/2)"), std::string::npos) << r.out;
+  EXPECT_NE(at("in 2 rounds"), std::string::npos) << r.out;
+  const ResultsDocument d = only_results(out);
+  const CaseRecord& cpu = find(d, "cpu", 8);
+  ASSERT_EQ(cpu.status, CaseStatus::ok) << cpu.reason;
+  ASSERT_TRUE(cpu.measurement && cpu.summary);
+  const auto& rounds = cpu.measurement->round_samples;
+  ASSERT_EQ(rounds.size(), 2u);
+  EXPECT_GE(rounds[0], 3u);  // min_samples 6 shared by two rounds
+  EXPECT_GE(rounds[1], 3u);
+  EXPECT_EQ(cpu.summary->n, rounds[0] + rounds[1]);
+  EXPECT_EQ(cpu.measurement->samples_ns.size(), cpu.summary->n);
+  ASSERT_TRUE(cpu.check && cpu.recheck);  // the first round checks, the last one rechecks
+  EXPECT_TRUE(cpu.check->passed);
+  EXPECT_EQ(cpu.check->shape, "k=5,m=9,n=7");
+  EXPECT_TRUE(cpu.recheck->passed);
+  ASSERT_TRUE(cpu.derived);
+  EXPECT_NEAR(cpu.derived->tflops, cpu.derived->flops / cpu.summary->median / 1e3, 1e-12);
+  EXPECT_GT(cpu.worker_wall_s, 0);
+  EXPECT_EQ(find(d, "test-abort", 8).status, CaseStatus::crashed);
+  fs::remove_all(out);
+}
+
 TEST(Isolation, PlantedBackendsAreHiddenWithoutTheTestVariable) {
   const auto r = run_assay("run tests/data/faults_cpu.toml --device cpu --out /tmp/never", "env -u ASSAY_TEST_BACKENDS");
   EXPECT_EQ(r.code, 3) << r.out;

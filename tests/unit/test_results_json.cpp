@@ -121,6 +121,11 @@ TEST(ResultsJson, EnergyAndBatchFieldsRoundTripAndMayBeAbsent) {
   EXPECT_EQ(back.cases[0].measurement->energy_j, 12.5);
   EXPECT_EQ(back.cases[0].measurement->energy_timed_s, 0.02);
   EXPECT_DOUBLE_EQ(*back.cases[0].derived->mean_power_w, 500.0);
+  EXPECT_TRUE(back.cases[0].measurement->round_samples.empty());
+  EXPECT_EQ(text.find("round_samples"), std::string::npos);  // written only for a case in rounds
+  m.round_samples = {3, 2};
+  const ResultsDocument rounds = parse_results_json(to_json_text(d), "r.json");
+  EXPECT_EQ(rounds.cases[0].measurement->round_samples, (std::vector<std::uint64_t>{3, 2}));
   // Documents written before these fields existed still read; the fields are then none.
   auto j = nlohmann::json::parse(text);
   for (const char* k : {"energy_j", "energy_window_s", "energy_timed_s"}) j["cases"][0]["measurement"].erase(k);

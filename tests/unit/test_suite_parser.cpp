@@ -139,6 +139,15 @@ TEST(SuiteParser, BadMeasureAndCheckSettings) {
   EXPECT_EQ(s.benches[0].measure.cooldown_s, 2.5);
 }
 
+TEST(SuiteParser, RoundsAreAWholeNumberFromOne) {
+  EXPECT_NE(error_of(bench_with("m = 1\nn = 1\nk = 1\n[bench.measure]\nrounds = 0\n"))
+                .find("bench[0].measure.rounds: must be in [1, 64]"),
+            std::string::npos);
+  EXPECT_EQ(parse_suite(bench_with("m = 1\nn = 1\nk = 1\n"), "t.toml").benches[0].measure.rounds, 1u);
+  const auto s = parse_suite(bench_with("m = 1\nn = 1\nk = 1\n[bench.measure]\nrounds = 4\n"), "t.toml");
+  EXPECT_EQ(s.benches[0].measure.rounds, 4u);
+}
+
 TEST(SuiteParser, BaselineMustBeABackendAndNamesUnique) {
   EXPECT_NE(error_of(bench_with("m = 1\nn = 1\nk = 1\n", "baseline = \"cublas\"\n"))
                 .find("'cublas' is not one of the bench's backends"),

@@ -1,0 +1,121 @@
+#include "runner/rounds.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+
+namespace assay::runner {
+
+namespace {
+
+std::uint64_t share(std::uint64_t total, std::uint64_t rounds) { return std::max<std::uint64_t>(1, (total + rounds - 1) / rounds); }
+
+void append_unique(std::vector<std::string>& to, const std::vector<std::string>& from) {
+  for (const auto& x : from)
+    if (std::find(to.begin(), to.end(), x) == to.end()) to.push_back(x);
+}
+
+// The least clock NVML reported, 0 meaning "none seen".
+int least_clock(int a, int b) { return a == 0 ? b : b == 0 ? a : std::min(a, b); }
+
+TelemetryRecord merge_telemetry(const TelemetryRecord& a, const TelemetryRecord& b) {
+  TelemetryRecord t = a;
+  t.sm_clock_end_mhz = b.sm_clock_end_mhz;
+  t.mem_clock_end_mhz = b.mem_clock_end_mhz;
+  t.sm_clock_min_mhz = least_clock(a.sm_clock_min_mhz, b.sm_clock_min_mhz);
+  t.mem_clock_min_mhz = least_clock(a.mem_clock_min_mhz, b.mem_clock_min_mhz);
+  t.temperature_max_c = std::max(a.temperature_max_c, b.temperature_max_c);
+  t.power_max_w = std::max(a.power_max_w, b.power_max_w);
+  t.power_limit_w = std::max(a.power_limit_w, b.power_limit_w);
+  append_unique(t.clock_event_reasons, b.clock_event_reasons);
+  append_unique(t.other_processes, b.other_processes);
+  t.polls += b.polls;
+  t.unstable = a.unstable || b.unstable;
+  append_unique(t.unstable_reasons, b.unstable_reasons);
+  return t;
+}
+
+MeasurementRecord merge_measurements(const std::vector<const MeasurementRecord*>& ms) {
+  MeasurementRecord m = *ms.front();
+  m.samples_ns.clear();
+  m.sm_clock_mhz.clear();
+  m.warmup_calls = m.dropped_throttled = 0;
+  m.elapsed_s = m.energy_window_s = m.energy_timed_s = 0;
+  m.round_samples.clear();
+  // The clocks stay only if every round has one per sample (the same sampler always does).
+  bool clocks = true, energy = true;
+  double joules = 0;
+  std::vector<std::string> reasons;
+  for (const MeasurementRecord* r : ms) {
+    m.samples_ns.insert(m.samples_ns.end(), r->samples_ns.begin(), r->samples_ns.end());
+    clocks = clocks && r->sm_clock_mhz.size() == r->samples_ns.size();
+    if (clocks) m.sm_clock_mhz.insert(m.sm_clock_mhz.end(), r->sm_clock_mhz.begin(), r->sm_clock_mhz.end());
+    m.round_samples.push_back(r->samples_ns.size());
+    m.warmup_calls += r->warmup_calls;
+    m.dropped_throttled += r->dropped_throttled;
+    m.elapsed_s += r->elapsed_s;
+    m.l2_flush_bytes = std::max(m.l2_flush_bytes, r->l2_flush_bytes);
+    if (std::find(reasons.begin(), reasons.end(), r->stop_reason) == reasons.end()) reasons.push_back(r->stop_reason);
+    energy = energy && r->energy_j.has_value();
+    if (energy) {
+      joules += *r->energy_j;
+      m.energy_window_s += r->energy_window_s;
+      m.energy_timed_s += r->energy_timed_s;
+    }
+  }
+  // Energy only when every round read it: a sum with holes would understate the window.
+  m.energy_j.reset();
+  if (energy) m.energy_j = joules;
+  if (!clocks) m.sm_clock_mhz.clear();
+  if (!energy) m.energy_window_s = m.energy_timed_s = 0;
+  // Each round stops by its own rule; the distinct reasons, in the order they first appeared.
+  m.stop_reason.clear();
+  for (const auto& r : reasons) m.stop_reason += (m.stop_reason.empty() ? "" : "+") + r;
+  return m;
+}
+
+}  // namespace
+
+suite::MeasureConfig round_config(const suite::MeasureConfig& m, std::uint64_t rounds) {
+  suite::MeasureConfig r = m;
+  if (rounds <= 1) return r;
+  r.min_samples = share(m.min_samples, rounds);
+  r.max_samples = std::max(r.min_samples, share(m.max_samples, rounds));
+  r.min_time_s = m.min_time_s / static_cast<double>(rounds);
+  r.timeout_s = m.timeout_s / static_cast<double>(rounds);
+  return r;
+}
+
+std::vector<std::size_t> round_order(std::size_t n, std::uint64_t round) {
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = round % 2 == 0 ? i : n - 1 - i;
+  return order;
+}
+
+CaseRecord merge_rounds(const std::vector<CaseRecord>& parts) {
+  if (parts.empty()) throw InternalError("merge_rounds: no round to merge");
+  std::size_t ok = 0;
+  while (ok < parts.size() && parts[ok].status == CaseStatus::ok) ++ok;
+  CaseRecord rec = ok < parts.size() ? parts[ok] : parts.back();
+  rec.check = parts.front().check;
+  rec.summary.reset();
+  rec.derived.reset();
+  rec.speedup_vs_baseline.reset();
+  rec.baseline_median_ns.reset();
+  double wall = 0;
+  for (const auto& p : parts) wall += p.worker_wall_s;
+  rec.worker_wall_s = wall;
+  // The rounds that ran to the end (all of them, or those before the first failure) and the
+  // failing one's own measurement, if it got one.
+  std::vector<const MeasurementRecord*> ms;
+  for (std::size_t i = 0; i < parts.size() && i <= ok; ++i)
+    if (parts[i].measurement && (i < ok || parts[i].measurement->samples_ns.size() > 0)) ms.push_back(&*parts[i].measurement);
+  if (!ms.empty()) rec.measurement = merge_measurements(ms);
+  std::optional<TelemetryRecord> tel;
+  for (std::size_t i = 0; i < parts.size() && i <= ok; ++i)
+    if (parts[i].telemetry) tel = tel ? merge_telemetry(*tel, *parts[i].telemetry) : *parts[i].telemetry;
+  rec.telemetry = tel;
+  return rec;
+}
+
+}  // namespace assay::runner

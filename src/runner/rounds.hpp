@@ -1,0 +1,39 @@
+#pragma once
+// Measuring a point's cases in rounds (suite `rounds` > 1). Under a power cap the SM clock wanders
+// over seconds, so two backends measured one after the other see different chips: whichever ran in
+// the better stretch wins by it (bench/notes/gemm.md, v13: up to ~1.5% in one test). In rounds,
+// each case is measured in `rounds` parts with its budgets shared out, and the point's backends
+// alternate between parts, forward then backward (A B, B A, A B, ...): every backend gets the same
+// share of early and late positions, so a drift that is linear over the point cancels. Each
+// case's parts are then merged into one record, its samples one round after another.
+#include <cstdint>
+#include <vector>
+
+#include "core/results.hpp"
+#include "suite/suite.hpp"
+
+namespace assay::runner {
+
+struct CaseRound {
+  std::uint64_t index = 0;  // from 0
+  std::uint64_t count = 1;
+  bool first() const { return index == 0; }
+  bool last() const { return index + 1 == count; }
+};
+
+// The measurement settings of one round of `rounds`: the sample counts and the time budgets
+// (min_time_s, timeout_s) divided evenly (counts rounded up); warm-up and cool-down are per round,
+// since each round starts the case afresh.
+suite::MeasureConfig round_config(const suite::MeasureConfig& m, std::uint64_t rounds);
+
+// The order of a point's n cases in round r: forward in even rounds, backward in odd ones.
+std::vector<std::size_t> round_order(std::size_t n, std::uint64_t round);
+
+// One case's record from its rounds' records, in the order they ran. When every round is ok:
+// the measurements concatenated (with `round_samples`), telemetry merged, the first round's
+// check and the last one's recheck; summary and derived figures are left for the caller to
+// compute from the merged samples. Otherwise the first round that is not ok gives the status and
+// the reason, with what the rounds before it measured.
+CaseRecord merge_rounds(const std::vector<CaseRecord>& parts);
+
+}  // namespace assay::runner
