@@ -23,6 +23,7 @@ struct RunFlags {
   std::string mode, filter, history, shard, devices;
   bool no_isolate = false, no_doctor = false, sanitize = false;
   int repeat = 1;
+  std::uint64_t rounds = 0;  // 0: the suite's
   bool json = false, quiet = false, no_history = false;
 };
 
@@ -116,6 +117,9 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
     app.add_option("--repeat", flags->repeat, "run the suite N times, each session a fresh process")
         ->check(CLI::Range(1, 1000))
         ->capture_default_str();
+    app.add_option("--rounds", flags->rounds,
+                   "measure each case of a point in N rounds, its backends alternating (A B B A ...); overrides the suite")
+        ->check(CLI::Range(1, 64));
     app.add_option("--history", flags->history, "history database (default $ASSAY_HISTORY or .assay/history.db)");
     app.add_flag("--no-history", flags->no_history, "do not record this run in the history");
   }
@@ -135,6 +139,7 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
   return [flags]() -> int {
     auto& f = *flags;
     if (!f.mode.empty()) f.opt.mode = f.mode;
+    if (f.rounds > 0) f.opt.rounds = f.rounds;
     if (!f.filter.empty()) f.opt.filter = f.filter;
     if (!std::regex_match(f.opt.tag, std::regex("[A-Za-z0-9._-]*")))
       throw InputError("--tag '" + f.opt.tag + "': use only letters, digits, '.', '_' and '-'");

@@ -617,7 +617,7 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
   // A point's cases one after another; in rounds (suite `rounds`), round by round with the order
   // reversed each round (src/runner/rounds.hpp). A case that is not ok after a round runs no more.
   const auto run_point = [&](std::size_t first, std::size_t last, const std::string& device) {
-    const std::uint64_t rounds = opt.check_only ? 1 : planned[first].bench->measure.rounds;
+    const std::uint64_t rounds = opt.check_only ? 1 : opt.rounds.value_or(planned[first].bench->measure.rounds);
     const std::size_t n = last - first;
     std::vector<std::vector<CaseRecord>> parts(n);
     std::vector<bool> quiet(n, false);
