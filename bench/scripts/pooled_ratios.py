@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The per-session ratio (cuBLAS median / assay median) of each gemm-hopper point over one or more
 records (their session documents, `*.json` or `*.json.xz`), and the ratio pooled over all those
-sessions: the geometric mean ± its standard error, and how many sessions fell below 1.00.
+sessions: the geometric mean ± its standard error, and how many sessions fell below 1.00. Made for
+the gemm-hopper records: backends `assay` and `cublas`, one case per (dtype, m) in a session.
 Usage: pooled_ratios.py RECORD_DIR [RECORD_DIR ...]"""
 import glob, json, lzma, math, os, statistics as st, sys
 

@@ -2,8 +2,9 @@
 """Per-round medians of a record measured in rounds (suite `rounds = 2`, order A B | B A): for each
 session, point and backend, the median time and SM clock of each round and their ratio, then per
 backend the geometric mean of round 2 / round 1 over the cases at or above --min-size. With two
-backends the positions in a point are A1 B1 B2 A2, so a ratio below 1 for A and above 1 for B says
-the end of a point runs faster than its middle; a drift linear in time moves both the same way.
+backends a point runs A1 B1 B2 A2: a drift linear in time moves both ratios the same way (below 1
+for both when the chip speeds up); A below 1 with B above 1 says the point's ends ran faster than
+its middle.
 Usage: round_positions.py RECORD_DIR [--min-size 3072]"""
 import argparse, glob, json, lzma, math, os, statistics as st
 
@@ -29,7 +30,8 @@ for si, f in enumerate(files, 1):
             continue
         s, k = m['samples_ns'], m['sm_clock_mhz']
         r = [s[:rs[0]], s[rs[0]:]]
-        mhz = [st.median(k[:rs[0]]) if k else 0, st.median(k[rs[0]:]) if k else 0]
+        # 0: a probe that saw no timer tick; the medians are of the clocks read.
+        mhz = [st.median([x for x in part if x > 0] or [0]) for part in (k[:rs[0]], k[rs[0]:])]
         t = [st.median(x) / 1e3 for x in r]
         size = max(c['params'].values())
         print(f"| {si} | {c['dtype']} | {size} | {c['backend']} | {t[0]:.2f} @ {mhz[0]:.0f} | {t[1]:.2f} @ {mhz[1]:.0f} | {t[1] / t[0]:.4f} |")

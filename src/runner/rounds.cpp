@@ -45,7 +45,7 @@ MeasurementRecord merge_measurements(const std::vector<const MeasurementRecord*>
   // The clocks stay only if every round has one per sample (the same sampler always does).
   bool clocks = true, energy = true;
   double joules = 0;
-  std::vector<std::string> reasons;
+  std::vector<std::string> reasons;  // each round stops by its own rule: the distinct reasons, in order
   for (const MeasurementRecord* r : ms) {
     m.samples_ns.insert(m.samples_ns.end(), r->samples_ns.begin(), r->samples_ns.end());
     clocks = clocks && r->sm_clock_mhz.size() == r->samples_ns.size();
@@ -55,7 +55,7 @@ MeasurementRecord merge_measurements(const std::vector<const MeasurementRecord*>
     m.dropped_throttled += r->dropped_throttled;
     m.elapsed_s += r->elapsed_s;
     m.l2_flush_bytes = std::max(m.l2_flush_bytes, r->l2_flush_bytes);
-    if (std::find(reasons.begin(), reasons.end(), r->stop_reason) == reasons.end()) reasons.push_back(r->stop_reason);
+    append_unique(reasons, {r->stop_reason});
     energy = energy && r->energy_j.has_value();
     if (energy) {
       joules += *r->energy_j;
@@ -68,7 +68,6 @@ MeasurementRecord merge_measurements(const std::vector<const MeasurementRecord*>
   if (energy) m.energy_j = joules;
   if (!clocks) m.sm_clock_mhz.clear();
   if (!energy) m.energy_window_s = m.energy_timed_s = 0;
-  // Each round stops by its own rule; the distinct reasons, in the order they first appeared.
   m.stop_reason.clear();
   for (const auto& r : reasons) m.stop_reason += (m.stop_reason.empty() ? "" : "+") + r;
   return m;
@@ -94,9 +93,15 @@ std::vector<std::size_t> round_order(std::size_t n, std::uint64_t round) {
 
 CaseRecord merge_rounds(const std::vector<CaseRecord>& parts) {
   if (parts.empty()) throw InternalError("merge_rounds: no round to merge");
-  std::size_t ok = 0;
-  while (ok < parts.size() && parts[ok].status == CaseStatus::ok) ++ok;
-  CaseRecord rec = ok < parts.size() ? parts[ok] : parts.back();
+  std::size_t first_failed = 0;
+  while (first_failed < parts.size() && parts[first_failed].status == CaseStatus::ok) ++first_failed;
+  CaseRecord rec = first_failed < parts.size() ? parts[first_failed] : parts.back();
+  // A round skipped after others ran (a skip that the first round did not meet) leaves the case
+  // half measured: an error, not a skip that would read as "did not run".
+  if (first_failed > 0 && first_failed < parts.size() && rec.status == CaseStatus::skipped) {
+    rec.status = CaseStatus::error;
+    rec.reason = "round " + std::to_string(first_failed + 1) + " was skipped after earlier rounds ran: " + rec.reason;
+  }
   rec.check = parts.front().check;
   rec.summary.reset();
   rec.derived.reset();
@@ -105,14 +110,14 @@ CaseRecord merge_rounds(const std::vector<CaseRecord>& parts) {
   double wall = 0;
   for (const auto& p : parts) wall += p.worker_wall_s;
   rec.worker_wall_s = wall;
-  // The rounds that ran to the end (all of them, or those before the first failure) and the
-  // failing one's own measurement, if it got one.
+  // Every round's measurement up to the first failure, that one's included (an empty one too:
+  // its dropped samples and time are part of why it failed).
   std::vector<const MeasurementRecord*> ms;
-  for (std::size_t i = 0; i < parts.size() && i <= ok; ++i)
-    if (parts[i].measurement && (i < ok || parts[i].measurement->samples_ns.size() > 0)) ms.push_back(&*parts[i].measurement);
+  for (std::size_t i = 0; i < parts.size() && i <= first_failed; ++i)
+    if (parts[i].measurement) ms.push_back(&*parts[i].measurement);
   if (!ms.empty()) rec.measurement = merge_measurements(ms);
   std::optional<TelemetryRecord> tel;
-  for (std::size_t i = 0; i < parts.size() && i <= ok; ++i)
+  for (std::size_t i = 0; i < parts.size() && i <= first_failed; ++i)
     if (parts[i].telemetry) tel = tel ? merge_telemetry(*tel, *parts[i].telemetry) : *parts[i].telemetry;
   rec.telemetry = tel;
   return rec;

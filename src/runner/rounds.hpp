@@ -3,9 +3,10 @@
 // over seconds, so two backends measured one after the other see different chips: whichever ran in
 // the better stretch wins by it (bench/notes/gemm.md, v13: up to ~1.5% in one test). In rounds,
 // each case is measured in `rounds` parts with its budgets shared out, and the point's backends
-// alternate between parts, forward then backward (A B, B A, A B, ...): every backend gets the same
-// share of early and late positions, so a drift that is linear over the point cancels. Each
-// case's parts are then merged into one record, its samples one round after another.
+// alternate between parts, forward then backward (A B, B A, A B, ...). Over each forward/backward
+// pair every backend's positions have the same mean, so a drift linear over the point cancels;
+// that is why `rounds` is 1 or even. Each case's parts are then merged into one record, its
+// samples one round after another.
 #include <cstdint>
 #include <vector>
 

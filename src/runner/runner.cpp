@@ -208,7 +208,13 @@ void finish_ok(CaseRecord& rec, const Problem& problem, const DeviceRecord& devi
 // round's samples when each round was ok.
 CaseRecord finish_rounds(const std::vector<CaseRecord>& parts) {
   CaseRecord rec = merge_rounds(parts);
-  if (rec.status == CaseStatus::ok && parts.back().derived) summarize_ok(rec, *parts.back().derived);
+  if (rec.status != CaseStatus::ok) return rec;
+  if (!parts.back().derived) {  // an ok round always has them (summarize_ok): a broken invariant
+    rec.status = CaseStatus::error;
+    rec.reason = "internal: the last round is ok but has no derived figures";
+    return rec;
+  }
+  summarize_ok(rec, *parts.back().derived);
   return rec;
 }
 
@@ -532,6 +538,7 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
   run.environment["tf32"] = "off (cuBLAS CUBLAS_COMPUTE_32F with CUBLAS_DEFAULT_MATH)";
   run.environment["cublas_math_mode"] = "CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION";
   run.environment["isolation"] = opt.isolate ? "worker process per case" : "in-process";
+  if (opt.rounds) run.environment["rounds"] = std::to_string(*opt.rounds) + " (assay run --rounds, over the suite's)";
   if (devices.size() > 1) {
     std::string list;
     for (const auto& d : devices) list += (list.empty() ? "" : ",") + d;

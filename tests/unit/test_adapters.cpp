@@ -105,6 +105,27 @@ TEST(Adapters, HangIsKilledAtTheLimit) {
 
 TEST(Adapters, FloodIsCut) { expect_error("flood", "flooded stdout"); }
 
+TEST(Adapters, RoundsAlternateWithAnAdapter) {
+  const auto r = run_with("ok", "run --rounds 2");
+  EXPECT_EQ(r.cli.code, 0) << r.cli.out;
+  // cpu, tvm in the first round; tvm, cpu in the second.
+  const auto at = [&](const std::string& s) { return r.cli.out.find(s); };
+  const auto c1 = at("/cpu/f32/k=5,m=8,n=6 (round 1/2)"), t1 = at("/tvm/f32/k=5,m=8,n=6 (round 1/2)"),
+             t2 = at("/tvm/f32/k=5,m=8,n=6 (round 2/2)"), c2 = at("/cpu/f32/k=5,m=8,n=6 (round 2/2)");
+  ASSERT_NE(c2, std::string::npos) << r.cli.out;
+  EXPECT_LT(c1, t1);
+  EXPECT_LT(t1, t2);
+  EXPECT_LT(t2, c2);
+  ASSERT_TRUE(r.doc.has_value());
+  const CaseRecord* c = r.adapter_case();
+  ASSERT_NE(c, nullptr);
+  ASSERT_EQ(c->status, CaseStatus::ok) << c->reason;
+  EXPECT_EQ(c->measurement->stop_reason, "adapter");
+  EXPECT_EQ(c->measurement->round_samples.size(), 2u);
+  EXPECT_TRUE(c->check && c->recheck);
+  EXPECT_TRUE(c->speedup_vs_baseline.has_value());
+}
+
 TEST(Adapters, UnavailableStackIsSkipped) {
   const auto r = run_with("unavailable");
   EXPECT_EQ(r.cli.code, 0) << r.cli.out;  // the cpu case ran; the adapter case is skipped

@@ -24,6 +24,9 @@ TEST(Cli, HelpAndBadUsage) {
   const auto rounds = run("run tests/data/cpu_small.toml --device cpu --rounds 0");
   EXPECT_EQ(rounds.code, 3);
   EXPECT_NE(rounds.out.find("--rounds: Value 0 not in range 1 to 64"), std::string::npos) << rounds.out;
+  const auto odd = run("run tests/data/cpu_small.toml --device cpu --rounds 3");
+  EXPECT_EQ(odd.code, 3);
+  EXPECT_NE(odd.out.find("--rounds 3: must be 1 or even"), std::string::npos) << odd.out;
   const auto tag = run("run tests/data/cpu_small.toml --device cpu --tag 'a/b'");
   EXPECT_EQ(tag.code, 3);
   EXPECT_NE(tag.out.find("--tag 'a/b'"), std::string::npos) << tag.out;
@@ -71,16 +74,17 @@ TEST(Cli, WholeCpuRunWritesAValidResultsFile) {
 
 TEST(Cli, RoundsFlagOverridesTheSuite) {
   const fs::path out = fresh_dir("rounds-flag");
-  const auto r = run("run tests/data/cpu_small.toml --device cpu --no-isolate --rounds 3 --filter 'f32/k=33,m=17' --out " +
+  const auto r = run("run tests/data/cpu_small.toml --device cpu --no-isolate --rounds 4 --filter 'f32/k=33,m=17' --out " +
                      out.string());
   EXPECT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("(round 3/3) ..."), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("in 3 rounds"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(round 4/4) ..."), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("in 4 rounds"), std::string::npos) << r.out;
   const auto files = files_in(out, ".json");
   ASSERT_EQ(files.size(), 1u);
   const auto doc = parse_results_json(read_text_file(files[0]), files[0].string());
   ASSERT_EQ(doc.cases.size(), 1u);
-  EXPECT_EQ(doc.cases[0].measurement->round_samples.size(), 3u);
+  EXPECT_EQ(doc.cases[0].measurement->round_samples.size(), 4u);
+  EXPECT_NE(doc.run.environment.at("rounds").find("4 (assay run --rounds"), std::string::npos);
   fs::remove_all(out);
 }
 

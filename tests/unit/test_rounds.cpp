@@ -57,7 +57,7 @@ TEST(Rounds, ConfigSharesTheBudgetsOut) {
   m.min_samples = m.max_samples = 3;
   const auto few = round_config(m, 4);
   EXPECT_EQ(few.min_samples, 1u);
-  EXPECT_GE(few.max_samples, few.min_samples);
+  EXPECT_EQ(few.max_samples, 1u);
 }
 
 TEST(Rounds, OrderReversesEachRound) {
@@ -78,7 +78,10 @@ TEST(Rounds, MergeConcatenatesTheRoundsInOrder) {
   auto b = ok_round({20, 21}, 50, "timeout");
   b.recheck = CheckRecord{};
   b.recheck->shape = "last";
-  a.summary = stats::Summary{};
+  // The last round's own figures are of its samples alone: the merge drops them.
+  b.summary = stats::Summary{};
+  b.derived = DerivedRecord{};
+  b.speedup_vs_baseline = 1.5;
   const CaseRecord m = merge_rounds({a, b});
   EXPECT_EQ(m.status, CaseStatus::ok);
   ASSERT_TRUE(m.measurement);
@@ -97,6 +100,8 @@ TEST(Rounds, MergeConcatenatesTheRoundsInOrder) {
   EXPECT_EQ(m.check->shape, "first");
   EXPECT_EQ(m.recheck->shape, "last");
   EXPECT_FALSE(m.summary);  // the caller summarises the merged samples
+  EXPECT_FALSE(m.derived);
+  EXPECT_FALSE(m.speedup_vs_baseline);
   EXPECT_DOUBLE_EQ(m.worker_wall_s, 2);
   ASSERT_TRUE(m.telemetry);
   EXPECT_EQ(m.telemetry->sm_clock_start_mhz, 1980);
@@ -130,6 +135,24 @@ TEST(Rounds, AFailedRoundGivesTheStatus) {
   EXPECT_EQ(m.reason, b.reason);
   EXPECT_TRUE(m.check);
   EXPECT_EQ(m.measurement->round_samples, (std::vector<std::uint64_t>{2, 1}));
+  // A round with no sample kept (every one throttled) still counts its drops and its time.
+  CaseRecord empty = ok_round({}, 50, "timeout");
+  empty.status = CaseStatus::error;
+  empty.reason = "no sample kept: every sample was taken while the GPU was throttled";
+  empty.measurement->dropped_throttled = 40;
+  const CaseRecord e = merge_rounds({a, empty});
+  EXPECT_EQ(e.status, CaseStatus::error);
+  EXPECT_EQ(e.measurement->round_samples, (std::vector<std::uint64_t>{2, 0}));
+  EXPECT_EQ(e.measurement->dropped_throttled, 41u);
+  EXPECT_DOUBLE_EQ(e.measurement->elapsed_s, 1.0);
+  // A round skipped after another ran leaves the case half measured: an error, not a skip.
+  CaseRecord skipped;
+  skipped.status = CaseStatus::skipped;
+  skipped.reason = "cuBLAS is not available";
+  const CaseRecord s = merge_rounds({a, skipped});
+  EXPECT_EQ(s.status, CaseStatus::error);
+  EXPECT_EQ(s.reason, "round 2 was skipped after earlier rounds ran: cuBLAS is not available");
+  EXPECT_EQ(merge_rounds({skipped}).status, CaseStatus::skipped);
   CaseRecord crashed;
   crashed.status = CaseStatus::crashed;
   crashed.reason = "signal 6";

@@ -143,6 +143,9 @@ TEST(SuiteParser, RoundsAreAWholeNumberFromOne) {
   EXPECT_NE(error_of(bench_with("m = 1\nn = 1\nk = 1\n[bench.measure]\nrounds = 0\n"))
                 .find("bench[0].measure.rounds: must be in [1, 64]"),
             std::string::npos);
+  EXPECT_NE(error_of(bench_with("m = 1\nn = 1\nk = 1\n[bench.measure]\nrounds = 3\n"))
+                .find("bench[0].measure.rounds: must be 1 or even"),
+            std::string::npos);
   EXPECT_EQ(parse_suite(bench_with("m = 1\nn = 1\nk = 1\n"), "t.toml").benches[0].measure.rounds, 1u);
   const auto s = parse_suite(bench_with("m = 1\nn = 1\nk = 1\n[bench.measure]\nrounds = 4\n"), "t.toml");
   EXPECT_EQ(s.benches[0].measure.rounds, 4u);
