@@ -139,8 +139,8 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
   return [flags]() -> int {
     auto& f = *flags;
     if (!f.mode.empty()) f.opt.mode = f.mode;
-    if (f.rounds > 1 && f.rounds % 2 != 0)
-      throw InputError("--rounds " + std::to_string(f.rounds) + ": must be 1 or even (rounds run in forward/backward pairs)");
+    if (f.rounds > 0 && !suite::rounds_balanced(f.rounds))
+      throw InputError("--rounds " + std::to_string(f.rounds) + ": " + suite::kRoundsRule);
     if (f.rounds > 0) f.opt.rounds = f.rounds;
     if (!f.filter.empty()) f.opt.filter = f.filter;
     if (!std::regex_match(f.opt.tag, std::regex("[A-Za-z0-9._-]*")))

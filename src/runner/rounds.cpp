@@ -40,11 +40,11 @@ MeasurementRecord merge_measurements(const std::vector<const MeasurementRecord*>
   m.samples_ns.clear();
   m.sm_clock_mhz.clear();
   m.warmup_calls = m.dropped_throttled = 0;
-  m.elapsed_s = m.energy_window_s = m.energy_timed_s = 0;
+  m.elapsed_s = 0;
   m.round_samples.clear();
   // The clocks stay only if every round has one per sample (the same sampler always does).
   bool clocks = true, energy = true;
-  double joules = 0;
+  double joules = 0, window_s = 0, timed_s = 0;
   std::vector<std::string> reasons;  // each round stops by its own rule: the distinct reasons, in order
   for (const MeasurementRecord* r : ms) {
     m.samples_ns.insert(m.samples_ns.end(), r->samples_ns.begin(), r->samples_ns.end());
@@ -59,15 +59,19 @@ MeasurementRecord merge_measurements(const std::vector<const MeasurementRecord*>
     energy = energy && r->energy_j.has_value();
     if (energy) {
       joules += *r->energy_j;
-      m.energy_window_s += r->energy_window_s;
-      m.energy_timed_s += r->energy_timed_s;
+      window_s += r->energy_window_s;
+      timed_s += r->energy_timed_s;
     }
   }
   // Energy only when every round read it: a sum with holes would understate the window.
   m.energy_j.reset();
-  if (energy) m.energy_j = joules;
+  m.energy_window_s = m.energy_timed_s = 0;
+  if (energy) {
+    m.energy_j = joules;
+    m.energy_window_s = window_s;
+    m.energy_timed_s = timed_s;
+  }
   if (!clocks) m.sm_clock_mhz.clear();
-  if (!energy) m.energy_window_s = m.energy_timed_s = 0;
   m.stop_reason.clear();
   for (const auto& r : reasons) m.stop_reason += (m.stop_reason.empty() ? "" : "+") + r;
   return m;

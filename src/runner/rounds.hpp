@@ -27,7 +27,7 @@ struct CaseRound {
 // since each round starts the case afresh.
 suite::MeasureConfig round_config(const suite::MeasureConfig& m, std::uint64_t rounds);
 
-// The order of a point's n cases in round r: forward in even rounds, backward in odd ones.
+// The order of a point's n cases in round r (from 0): forward in even rounds, backward in odd ones.
 std::vector<std::size_t> round_order(std::size_t n, std::uint64_t round);
 
 // One case's record from its rounds' records, in the order they ran. When every round is ok:

@@ -564,17 +564,16 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
     return "[" + std::to_string(i + 1) + "/" + std::to_string(planned.size()) + "] " + planned[i].id +
            (devices.size() > 1 ? " (GPU " + device + ")" : "");
   };
-  // One run of case i: all of it, or one round. `quiet_skip`: skipped for a reason that one
-  // line for the whole run gives.
-  const auto run_part = [&](std::size_t i, const std::string& device, const CaseRound& round, bool& quiet_skip) {
+  // A CUDA case on a run without CUDA: skipped, and one line for the whole run says why.
+  const auto no_cuda = [&](std::size_t i) { return find_backend(planned[i].backend)->target() == Target::cuda && !ex.cuda_ok; };
+  // One run of case i: all of it, or one round.
+  const auto run_part = [&](std::size_t i, const std::string& device, const CaseRound& round) {
     const PlannedCase& pc = planned[i];
     CaseRecord rec = make_planned_record(pc);
     const Backend& backend = *find_backend(pc.backend);
-    quiet_skip = false;
-    if (backend.target() == Target::cuda && !ex.cuda_ok) {
+    if (no_cuda(i)) {
       rec.status = CaseStatus::skipped;
       rec.reason = ex.cuda_skip;
-      quiet_skip = true;
     } else if (const auto why = backend.unavailable_reason(); !why.empty()) {
       rec.status = CaseStatus::skipped;
       rec.reason = why;
@@ -597,7 +596,7 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
     return rec;
   };
   // Case i's final record: its line, its place in the document, and the document rewritten.
-  const auto finish = [&](std::size_t i, const std::string& device, CaseRecord rec, bool quiet_skip) {
+  const auto finish = [&](std::size_t i, const std::string& device, CaseRecord rec) {
     std::string line = label(i, device) + ": " + case_status_name(rec.status);
     if (rec.summary) {
       char buf[96];
@@ -610,7 +609,7 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
     if (!rec.reason.empty()) line += ": " + rec.reason;
     const bool ran = rec.status != CaseStatus::skipped;
     std::lock_guard<std::mutex> g(lock);
-    if (!quiet_skip) progress(line);
+    if (!no_cuda(i)) progress(line);
     out.doc.cases[i] = std::move(rec);
     done[i] = true;
     if (ran || std::filesystem::exists(out.results_path)) {
@@ -622,23 +621,20 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
     }
   };
   // A point's cases one after another; in rounds (suite `rounds`), round by round with the order
-  // reversed each round (src/runner/rounds.hpp). A case that is not ok after a round runs no more.
+  // reversed each round (src/runner/rounds.hpp). A case that is not ok after a round runs no more;
+  // each case is finished in the last round, at its place in that round's order.
   const auto run_point = [&](std::size_t first, std::size_t last, const std::string& device) {
     const std::uint64_t rounds = opt.check_only ? 1 : opt.rounds.value_or(planned[first].bench->measure.rounds);
     const std::size_t n = last - first;
     std::vector<std::vector<CaseRecord>> parts(n);
-    std::vector<bool> quiet(n, false);
     for (std::uint64_t r = 0; r < rounds; ++r) {
       for (const std::size_t j : round_order(n, r)) {
-        if (r > 0 && parts[j].back().status != CaseStatus::ok) continue;
-        bool q = false;
-        parts[j].push_back(run_part(first + j, device, CaseRound{r, rounds}, q));
-        quiet[j] = q;
-        if (rounds == 1) finish(first + j, device, std::move(parts[j].back()), q);
+        if (r == 0 || parts[j].back().status == CaseStatus::ok)
+          parts[j].push_back(run_part(first + j, device, CaseRound{r, rounds}));
+        if (r + 1 == rounds)
+          finish(first + j, device, rounds == 1 ? std::move(parts[j].front()) : finish_rounds(parts[j]));
       }
     }
-    if (rounds > 1)
-      for (std::size_t j = 0; j < n; ++j) finish(first + j, device, finish_rounds(parts[j]), quiet[j]);
   };
   // Whole points go to one device (a point's backends are compared with each other); with
   // several devices, one thread per device takes the next point when it is free.

@@ -44,6 +44,11 @@ struct MeasureConfig {
   double case_timeout_s = 0;       // limit of one isolated case's worker; 0: 3 x timeout_s + 60 s (adapters: 2 x adapter_timeout_s + 30 s)
 };
 
+// Forward and backward rounds balance the backends' positions only in pairs: `rounds` is 1 or
+// even (the suite's key and `assay run --rounds` both say so in kRoundsRule's words).
+constexpr bool rounds_balanced(std::uint64_t rounds) { return rounds == 1 || rounds % 2 == 0; }
+inline constexpr const char* kRoundsRule = "must be 1 or even (rounds run in forward/backward pairs)";
+
 struct CheckConfig {
   bool enabled = true;
   double atol = 0.02;

@@ -183,8 +183,7 @@ class Parser {
     if (const auto* n = t.get("cooldown_s")) m.cooldown_s = number_of(*n, field + ".cooldown_s", 0, 600);
     if (const auto* n = t.get("rounds")) {
       m.rounds = integer_of(*n, field + ".rounds", 1, 64);
-      // Forward and backward rounds balance the backends' positions only in pairs.
-      if (m.rounds > 1 && m.rounds % 2 != 0) fail(*n, field + ".rounds", "must be 1 or even (rounds run in forward/backward pairs)");
+      if (!rounds_balanced(m.rounds)) fail(*n, field + ".rounds", kRoundsRule);
     }
     if (const auto* n = t.get("graph_calls")) m.graph_calls = integer_of(*n, field + ".graph_calls", 0, 100000);
     if (const auto* n = t.get("adapter_timeout_s"))
