@@ -79,11 +79,13 @@ MeasurementRecord merge_measurements(const std::vector<const MeasurementRecord*>
 
 }  // namespace
 
-suite::MeasureConfig round_config(const suite::MeasureConfig& m, std::uint64_t rounds) {
+suite::MeasureConfig round_config(const suite::MeasureConfig& m, const CaseRound& round) {
   suite::MeasureConfig r = m;
+  const std::uint64_t rounds = round.count;
   if (rounds <= 1) return r;
   r.min_samples = share(m.min_samples, rounds);
   r.max_samples = std::max(r.min_samples, share(m.max_samples, rounds));
+  r.min_samples = std::max(r.min_samples, std::min(round.min_samples, r.max_samples));
   r.min_time_s = m.min_time_s / static_cast<double>(rounds);
   r.timeout_s = m.timeout_s / static_cast<double>(rounds);
   return r;

@@ -18,14 +18,19 @@ namespace assay::runner {
 struct CaseRound {
   std::uint64_t index = 0;  // from 0
   std::uint64_t count = 1;
+  // Later rounds keep at least as many samples as the case's first round kept (within their own
+  // time budget): a round that converged early would otherwise weigh less in the merged median,
+  // and the positions would no longer balance. 0: no such floor (the first round).
+  std::uint64_t min_samples = 0;
   bool first() const { return index == 0; }
   bool last() const { return index + 1 == count; }
 };
 
-// The measurement settings of one round of `rounds`: the sample counts and the time budgets
-// (min_time_s, timeout_s) divided evenly (counts rounded up); warm-up and cool-down are per round,
-// since each round starts the case afresh.
-suite::MeasureConfig round_config(const suite::MeasureConfig& m, std::uint64_t rounds);
+// The measurement settings of one round: the sample counts and the time budgets (min_time_s,
+// timeout_s) divided evenly over round.count (counts rounded up), min_samples raised to
+// round.min_samples (up to the round's max_samples); warm-up and cool-down are per round, since
+// each round starts the case afresh.
+suite::MeasureConfig round_config(const suite::MeasureConfig& m, const CaseRound& round);
 
 // The order of a point's n cases in round r (from 0): forward in even rounds, backward in odd ones.
 std::vector<std::size_t> round_order(std::size_t n, std::uint64_t round);

@@ -249,7 +249,7 @@ void run_case(const PlannedCase& pc, const RunOptions& opt, Executor& ex, CaseRe
     return;
   }
 
-  suite::MeasureConfig mcfg = round_config(b.measure, round.count);
+  suite::MeasureConfig mcfg = round_config(b.measure, round);
   if (opt.mode) mcfg.mode = *opt.mode;
   const auto problem = make_problem(b, pc.point.params, dtype, ex);
   const std::uint64_t seed = case_seed + 2;
@@ -286,7 +286,7 @@ void run_external_case(const PlannedCase& pc, const RunOptions& opt, const Exter
   const DType dtype = *parse_dtype(pc.point.dtype);
   const std::uint64_t case_seed = point_seed(opt, pc);
   const Workload& w = *find_workload(b.workload);
-  suite::MeasureConfig mcfg = round_config(b.measure, round.count);
+  suite::MeasureConfig mcfg = round_config(b.measure, round);
   if (opt.mode) mcfg.mode = *opt.mode;
   if (!b.check.enabled && opt.check_only) {
     rec.status = CaseStatus::skipped;
@@ -629,8 +629,11 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
     std::vector<std::vector<CaseRecord>> parts(n);
     for (std::uint64_t r = 0; r < rounds; ++r) {
       for (const std::size_t j : round_order(n, r)) {
-        if (r == 0 || parts[j].back().status == CaseStatus::ok)
-          parts[j].push_back(run_part(first + j, device, CaseRound{r, rounds}));
+        if (r == 0 || parts[j].back().status == CaseStatus::ok) {
+          std::uint64_t floor = 0;  // the samples of the case's first round (CaseRound::min_samples)
+          if (r > 0 && parts[j].front().measurement) floor = parts[j].front().measurement->samples_ns.size();
+          parts[j].push_back(run_part(first + j, device, CaseRound{r, rounds, floor}));
+        }
         if (r + 1 == rounds)
           finish(first + j, device, rounds == 1 ? std::move(parts[j].front()) : finish_rounds(parts[j]));
       }

@@ -85,7 +85,8 @@ CaseRecord run_case_in_worker(const PlannedCase& pc, const RunOptions& opt, cons
                         {"seed", opt.seed},
                         {"check_only", opt.check_only},
                         {"round", round.index},
-                        {"rounds", round.count}};
+                        {"rounds", round.count},
+                        {"round_min_samples", round.min_samples}};
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
   SubprocessLimits limits;
   limits.timeout_s = case_timeout_s(pc);
@@ -154,6 +155,7 @@ int worker_main() {
     CaseRound round;
     round.index = req.value("round", std::uint64_t{0});
     round.count = req.value("rounds", std::uint64_t{1});
+    round.min_samples = req.value("round_min_samples", std::uint64_t{0});
     const std::string id = req.at("case").get<std::string>();
     const suite::Suite s = suite::load_suite(opt.suite_path);
     for (const auto& pc : plan_cases(s, std::nullopt)) {

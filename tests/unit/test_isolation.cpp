@@ -69,6 +69,7 @@ TEST(Rounds, BackendsAlternateAndEachCaseIsMergedFromItsRounds) {
   ASSERT_EQ(rounds.size(), 2u);
   EXPECT_GE(rounds[0], 3u);  // min_samples 6 shared by two rounds
   EXPECT_GE(rounds[1], 3u);
+  EXPECT_GE(rounds[1], rounds[0]);  // the second round keeps at least the first one's samples
   EXPECT_EQ(cpu.summary->n, rounds[0] + rounds[1]);
   EXPECT_EQ(cpu.measurement->samples_ns.size(), cpu.summary->n);
   ASSERT_TRUE(cpu.check && cpu.recheck);  // the first round checks, the last one rechecks
