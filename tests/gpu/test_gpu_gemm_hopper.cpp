@@ -87,13 +87,16 @@ class PinnedConfigs : public ::testing::TestWithParam<Pinned> {};
 
 // Full checks: one row of tiles and a ragged edge, tiny m, k below one stage, several
 // tiles per persistent CTA (2048 x 2048 is 512 tiles of 128 x 64; 2304 x 2304 is 144 of
-// 192 x 192, more than the 132 SMs of an H100), and a K tail.
+// 192 x 192, more than the 132 SMs of an H100), and a K tail. The f16/bf16 256-wide tile ends a
+// CTA's last tile in column parts when it has more than two K blocks (v15): three blocks with
+// a K tail and a last tile column only 8 wide (200 x 776 x 144), and last tiles that follow
+// others in a persistent CTA (2560 x 2560 is 200 tiles of 128 x 256).
 TEST_P(PinnedConfigs, EdgeAndPersistenceShapesMatchOracle) {
   ASSAY_REQUIRE_GPU();
   const auto& [config, dtype] = GetParam();
   if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
-  const int shapes[][3] = {{129, 264, 80},     {1, 8, 16},         {300, 520, 1040},
-                           {2048, 2048, 256}, {2304, 2304, 64}, {640, 1000, 4112}};
+  const int shapes[][3] = {{129, 264, 80},    {1, 8, 16},       {300, 520, 1040}, {2048, 2048, 256},
+                           {2304, 2304, 64}, {640, 1000, 4112}, {200, 776, 144},  {2560, 2560, 208}};
   for (const auto& s : shapes) {
     const bool fp8 = dtype == DType::f8e4m3;
     const bool unbuilt = fp8 ? config.rfind("wgmma_128x256", 0) == 0 || config.rfind("wgmma_192x192", 0) == 0

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/gemm/hopper/hopper_ptx.cuh"
 #include "kernels/gemm/hopper/tensor_maps.hpp"
@@ -69,6 +70,21 @@ constexpr bool kPromote = E == Elem::e4m3;
 // in halves); at 128 the quads stay (the alternation cost the 2-CTA clusters 3% at 4096^3; v5c).
 template <int BN>
 constexpr bool kOrdered = BN == 208 || BN == 192 || BN == 176;
+
+// The f16/bf16 epilogue of a CTA's last tile overlapped with its last K blocks (the consumer
+// loop): the last kTailBlocks blocks are issued in column parts kTailCols wide, for widths that
+// hold more than one part. Two parts of 128 took 1-2% off one wave at 2048^3; four of 64 ran
+// their wgmmas slower than they saved (A is read from shared memory once per part; v15).
+constexpr int kTailBlocks = 2;
+constexpr int kTailCols = 128;
+template <int BN>
+constexpr bool kSplitTail = BN % kTailCols == 0 && BN > kTailCols;
+
+// Calls f(std::integral_constant<int, I>) for each I of the sequence, in order.
+template <typename F, int... I>
+__device__ __forceinline__ void for_each_index(std::integer_sequence<int, I...>, F&& f) {
+  (f(std::integral_constant<int, I>{}), ...);
+}
 
 // Adds a partial set into the accumulators, or copies it there when it is a tile's first K block.
 template <int R>
@@ -362,22 +378,32 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
     const std::uint64_t desc_a0 = smem_desc(smem + consumer * 64 * kRowBytes, 16, 1024);
     const std::uint64_t desc_b0 = Traits<E>::kBKMajor ? smem_desc(smem + T::kABytes, 16, 1024)
                                                       : smem_desc(smem + T::kABytes, T::kBK * kRowBytes, 1024);
-    // Issues one K block (stage s) into `d`, a 64 x N accumulator set (N = 2 x its registers).
-    auto issue = [&](auto& d, int s, bool accumulate_first) {
+    // Issues the wgmmas of `blocks` K blocks (stages s[0..blocks)) into `d`, a 64 x N accumulator
+    // set (N = 2 x its registers) for the N columns from 64-column atom `atom0` of B (f16/bf16:
+    // atoms are BK rows of 128 bytes apart), as one wgmma group.
+    auto issue_blocks = [&](auto& d, const int* s, auto blocks, bool accumulate_first, int atom0) {
       constexpr int kN = 2 * static_cast<int>(std::extent_v<std::remove_reference_t<decltype(d)>>);
-      const std::uint64_t stage_offset = static_cast<std::uint64_t>(s * (T::kStageBytes >> 4));
       fence_registers(d);
       wgmma_fence();
 #pragma unroll
-      for (int kk = 0; kk < T::kBK / Traits<E>::kStepK; ++kk) {
-        // A K step: 32 bytes along the swizzled row (K-major), or 16 rows of 128 bytes (MN-major B).
-        constexpr int kStepBBytes = Traits<E>::kBKMajor ? 32 : Traits<E>::kStepK * kRowBytes;
-        const std::uint64_t da = desc_a0 + stage_offset + kk * (32 >> 4);
-        const std::uint64_t db = desc_b0 + stage_offset + kk * (kStepBBytes >> 4);
-        mma<E, kN>(d, da, db, (accumulate_first || kk > 0) ? 1 : 0);
+      for (int i = 0; i < decltype(blocks)::value; ++i) {
+        const std::uint64_t stage_offset = static_cast<std::uint64_t>(s[i] * (T::kStageBytes >> 4));
+        const std::uint64_t atom_offset = static_cast<std::uint64_t>(atom0 * (T::kBK * kRowBytes >> 4));
+#pragma unroll
+        for (int kk = 0; kk < T::kBK / Traits<E>::kStepK; ++kk) {
+          // A K step: 32 bytes along the swizzled row (K-major), or 16 rows of 128 bytes (MN-major B).
+          constexpr int kStepBBytes = Traits<E>::kBKMajor ? 32 : Traits<E>::kStepK * kRowBytes;
+          const std::uint64_t da = desc_a0 + stage_offset + kk * (32 >> 4);
+          const std::uint64_t db = desc_b0 + stage_offset + atom_offset + kk * (kStepBBytes >> 4);
+          mma<E, kN>(d, da, db, (accumulate_first || i > 0 || kk > 0) ? 1 : 0);
+        }
       }
       wgmma_commit();
       fence_registers(d);
+    };
+    // One K block (stage s) into the whole accumulator set `d`.
+    auto issue = [&](auto& d, int s, bool accumulate_first) {
+      issue_blocks(d, &s, std::integral_constant<int, 1>{}, accumulate_first, 0);
     };
 
     // The epilogue of one tile from `acc`. Each lane packs 16 contiguous bytes of a row
@@ -388,30 +414,34 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
     auto from_acc = [&](int g, int half, std::uint32_t(&w)[4]) {
       row_chunk<typename Traits<E>::Out>(acc, g, half, scale, lane, w);
     };
+    // Plain 16-byte stores from the registers of the 32-column groups [G0, G1) of a tile.
+    auto store_groups = [&](int tm, int tn, auto g0, auto g1, auto&& chunk) {
+      const int row0 = tm * BM + consumer * 64 + warp * 16 + lane / 4;
+#pragma unroll
+      for (int g = decltype(g0)::value; g < decltype(g1)::value; ++g) {
+        const int col = tn * BN + 32 * g + 8 * (lane % 4);
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          std::uint32_t w[4];
+          chunk(g, half, w);
+          const int row = row0 + 8 * half;
+          // n is a multiple of 8: a lane's 8 columns are all inside the row or all past it.
+          if (row < m && col < n)
+            *reinterpret_cast<uint4*>(c + static_cast<std::size_t>(row) * n + col) = make_uint4(w[0], w[1], w[2], w[3]);
+        }
+      }
+    };
     auto store_tile = [&](int tm, int tn, bool last, auto&& chunk) {
       if (last || BN % kOutCols != 0) {
         // This CTA's last tile: nothing follows for the stores to overlap with, and plain
         // 16-byte stores from the registers finish sooner than a trip through shared memory
         // and the copy engine (1024^3 and 2048^3, one tile per CTA: bench/notes/gemm.md, v3).
         // Also every tile of a width that is no multiple of the 64-column store box (176, 208).
-        const int row0 = tm * BM + consumer * 64 + warp * 16 + lane / 4;
-#pragma unroll
-        for (int g = 0; g < BN / 32; ++g) {
-          const int col = tn * BN + 32 * g + 8 * (lane % 4);
-#pragma unroll
-          for (int half = 0; half < 2; ++half) {
-            std::uint32_t w[4];
-            chunk(g, half, w);
-            const int row = row0 + 8 * half;
-            // n is a multiple of 8: a lane's 8 columns are all inside the row or all past it.
-            if (row < m && col < n)
-              *reinterpret_cast<uint4*>(c + static_cast<std::size_t>(row) * n + col) =
-                  make_uint4(w[0], w[1], w[2], w[3]);
-          }
-        }
+        store_groups(tm, tn, std::integral_constant<int, 0>{}, std::integral_constant<int, BN / 32>{}, chunk);
         if constexpr (BN % 32 == 16) {
           // The last 16 columns (176, 208 wide): each lane's two columns of each 8-column group,
           // 4-byte stores (n is a multiple of 8, so a pair is inside the row or past it).
+          const int row0 = tm * BM + consumer * 64 + warp * 16 + lane / 4;
 #pragma unroll
           for (int j = BN / 8 - 2; j < BN / 8; ++j) {
             const int col = tn * BN + 8 * j + 2 * (lane % 4);
@@ -628,15 +658,23 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
       };
       bool pending = false;
       int prev_tm = 0, prev_tn = 0;
+      // The CTA's last tile ends in its last kTailBlocks K blocks issued column part by column
+      // part (kTailCols each, one wgmma group per part), and each part is stored as soon as its
+      // group retires, while the later parts run on the tensor cores: only the last part's
+      // stores are left after the tensor cores finish (bench/notes/gemm.md, v15).
+      constexpr int kParts = kSplitTail<BN> ? BN / kTailCols : 1;
       for (int u = cluster; u < units; u += clusters) {
         int tm, tn;
         unit_tile(u, tm, tn);
+        const bool last = u + clusters >= units;
+        const bool split = kParts > 1 && last && k_blocks > kTailBlocks;
+        const int body = split ? k_blocks - kTailBlocks : k_blocks;  // at least 1
         mbar_wait(full_at + 8 * ring.stage, ring.phase);
         issue(acc, ring.stage, false);
         if (pending) store_tile(prev_tm, prev_tn, false, from_packed);
         int prev_stage = ring.stage;
         ring.advance();
-        for (int kb = 1; kb < k_blocks; ++kb) {
+        for (int kb = 1; kb < body; ++kb) {
           mbar_wait(full_at + 8 * ring.stage, ring.phase);
           issue(acc, ring.stage, true);
           // Keep one group in flight: the previous stage is free once its group has retired.
@@ -645,11 +683,65 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
           prev_stage = ring.stage;
           ring.advance();
         }
+        if constexpr (kParts > 1) {
+          // The tail's stages are all waited for while the body's last one is still held: with
+          // four blocks in a ring of four the producer could never fill the last (it hung).
+          static_assert(kTailBlocks < kStages, "the tail's stages and the body's last must fit in the ring");
+          if (split) {
+            int tail[kTailBlocks];
+#pragma unroll
+            for (int i = 0; i < kTailBlocks; ++i) {
+              mbar_wait(full_at + 8 * ring.stage, ring.phase);
+              tail[i] = ring.stage;
+              ring.advance();
+            }
+            // Part 0 runs in place. ptxas serialises every wgmma of the kernel (C7511) when one
+            // writes a slice of `acc` that does not start at acc[0], so the other parts run on
+            // copies, taken once the body's last group has retired (part 0 is on the tensor
+            // cores by then; the copies are register moves).
+            constexpr int kPartRegs = kTailCols / 2, kPartGroups = kTailCols / 32;
+            auto& first = *reinterpret_cast<float(*)[kPartRegs]>(&acc[0]);
+            issue_blocks(first, tail, std::integral_constant<int, kTailBlocks>{}, true, 0);
+            wgmma_wait<1>();
+            release(prev_stage);
+            float rest[kParts - 1][kPartRegs];
+#pragma unroll
+            for (int p = 1; p < kParts; ++p)
+#pragma unroll
+              for (int i = 0; i < kPartRegs; ++i) copy_register(rest[p - 1][i], acc[p * kPartRegs + i]);
+            for_each_index(std::make_integer_sequence<int, kParts - 1>{}, [&](auto q) {
+              issue_blocks(rest[q], tail, std::integral_constant<int, kTailBlocks>{}, true, (q + 1) * kTailCols / 64);
+            });
+            // One group in flight per part, retiring in order: each part is stored as soon as
+            // its group has, while the later parts run.
+            for_each_index(std::make_integer_sequence<int, kParts>{}, [&](auto p) {
+              constexpr int kPart = decltype(p)::value;
+              wgmma_wait<kParts - 1 - kPart>();
+              auto& regs = [&]() -> float(&)[kPartRegs] {
+                if constexpr (kPart == 0) return first;
+                else return rest[kPart - 1];
+              }();
+              fence_registers(regs);
+              if (kPart == kParts - 1) {
+#pragma unroll
+                for (int i = 0; i < kTailBlocks; ++i) release(tail[i]);
+              }
+              store_groups(tm, tn, std::integral_constant<int, kPart * kPartGroups>{},
+                           std::integral_constant<int, (kPart + 1) * kPartGroups>{},
+                           [&](int g, int half, std::uint32_t(&w)[4]) {
+                             row_chunk<typename Traits<E>::Out>(regs, g - kPart * kPartGroups, half, scale, lane, w);
+                           });
+            });
+            // The last tile: leave the loop, so that nothing of a next iteration (the packed
+            // tile above all) is live here (with `continue`, ptxas kept it and spilled 240 bytes).
+            break;
+          }
+        }
         wgmma_wait<0>();
         fence_registers(acc);
         release(prev_stage);
-        if (!kBehind || u + clusters >= units) {
-          store_tile(tm, tn, u + clusters >= units, from_acc);
+        if (!kBehind || last) {
+          store_tile(tm, tn, last, from_acc);
           pending = false;
         } else {
 #pragma unroll

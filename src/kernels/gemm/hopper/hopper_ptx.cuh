@@ -174,6 +174,12 @@ __device__ __forceinline__ void fence_registers(float (&d)[R]) {
   for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
+// A copy into a register of its own: a plain assignment lets ptxas give the copy the source's
+// registers, which for a wgmma accumulator is what the copy is there to avoid.
+__device__ __forceinline__ void copy_register(float& dst, float src) {
+  asm volatile("mov.b32 %0, %1;" : "=f"(dst) : "f"(src));
+}
+
 // ---- register reallocation between warp groups ---------------------------------------
 
 template <int R>
