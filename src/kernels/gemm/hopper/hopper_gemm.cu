@@ -73,7 +73,7 @@ constexpr bool kOrdered = BN == 208 || BN == 192 || BN == 176;
 
 // The f16/bf16 epilogue of a CTA's last tile overlapped with its last K blocks (the consumer
 // loop): the last kTailBlocks blocks are issued in column parts kTailCols wide, for widths that
-// hold more than one part. Two parts of 128 took 1-2% off one wave at 2048^3; four of 64 ran
+// hold more than one part. Two parts of 128 took 1-1.5% off one wave at 2048^3; four of 64 ran
 // their wgmmas slower than they saved (A is read from shared memory once per part; v15).
 constexpr int kTailBlocks = 2;
 constexpr int kTailCols = 128;
@@ -433,9 +433,10 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
     };
     auto store_tile = [&](int tm, int tn, bool last, auto&& chunk) {
       if (last || BN % kOutCols != 0) {
-        // This CTA's last tile: nothing follows for the stores to overlap with, and plain
+        // This CTA's last tile: no next tile follows for the stores to overlap with, and plain
         // 16-byte stores from the registers finish sooner than a trip through shared memory
-        // and the copy engine (1024^3 and 2048^3, one tile per CTA: bench/notes/gemm.md, v3).
+        // and the copy engine (1024^3 and 2048^3, one tile per CTA: bench/notes/gemm.md, v3; the
+        // 256-wide f16/bf16 tile overlaps half of them with its last K blocks instead, below).
         // Also every tile of a width that is no multiple of the 64-column store box (176, 208).
         store_groups(tm, tn, std::integral_constant<int, 0>{}, std::integral_constant<int, BN / 32>{}, chunk);
         if constexpr (BN % 32 == 16) {

@@ -174,8 +174,8 @@ __device__ __forceinline__ void fence_registers(float (&d)[R]) {
   for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-// A copy into a register of its own: a plain assignment lets ptxas give the copy the source's
-// registers, which for a wgmma accumulator is what the copy is there to avoid.
+// A register copy the compilers keep as one: wgmmas on plain copies of an accumulator slice
+// still made ptxas serialise the kernel's wgmmas (C7511), on these it did not (v15).
 __device__ __forceinline__ void copy_register(float& dst, float src) {
   asm volatile("mov.b32 %0, %1;" : "=f"(dst) : "f"(src));
 }
