@@ -6,7 +6,11 @@
 #include <numbers>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 #include <vector>
+
+#include <ext/pb_ds/assoc_container.hpp>
+#include <ext/pb_ds/tree_policy.hpp>
 
 #include "stats/serial_correlation.hpp"
 
@@ -156,23 +160,55 @@ Summary summarize(std::span<const double> samples) {
   return r;
 }
 
+// libstdc++'s policy-based red-black tree with subtree sizes: find_by_order(k) in O(log n).
+// Keys are (sample, arrival index), so equal samples are kept apart.
+struct RunningMedianCi::Ranked {
+  __gnu_pbds::tree<std::pair<double, std::size_t>, __gnu_pbds::null_type, std::less<>, __gnu_pbds::rb_tree_tag,
+                   __gnu_pbds::tree_order_statistics_node_update>
+      tree;
+};
+
+RunningMedianCi::RunningMedianCi() : ranked_(std::make_unique<Ranked>()) {}
+RunningMedianCi::~RunningMedianCi() = default;
+RunningMedianCi::RunningMedianCi(RunningMedianCi&&) noexcept = default;
+RunningMedianCi& RunningMedianCi::operator=(RunningMedianCi&&) noexcept = default;
+
 void RunningMedianCi::add(double x) {
   if (!std::isfinite(x)) throw std::invalid_argument("RunningMedianCi: sample is NaN or infinite");
-  sorted_.insert(std::upper_bound(sorted_.begin(), sorted_.end(), x), x);
+  ranked_->tree.insert({x, in_order_.size()});
   in_order_.push_back(x);
 }
 
-std::size_t RunningMedianCi::size() const { return sorted_.size(); }
+std::size_t RunningMedianCi::size() const { return in_order_.size(); }
+
+double RunningMedianCi::at_rank(std::size_t rank) const { return ranked_->tree.find_by_order(rank)->first; }
+
+double RunningMedianCi::percentile(double q) const {
+  const std::size_t n = size();
+  const double h = static_cast<double>(n - 1) * q / 100.0;
+  const auto lo = static_cast<std::size_t>(std::floor(h));
+  if (lo + 1 >= n) return at_rank(n - 1);
+  const double below = at_rank(lo), above = at_rank(lo + 1);
+  return below + (h - static_cast<double>(lo)) * (above - below);
+}
 
 double RunningMedianCi::median() const {
-  if (sorted_.empty()) throw std::logic_error("RunningMedianCi: median of no samples");
-  return percentile_sorted(sorted_, 50);
+  if (in_order_.empty()) throw std::logic_error("RunningMedianCi: median of no samples");
+  return percentile(50);
 }
 
 double RunningMedianCi::rank_rel_halfwidth(double confidence) const {
   check_confidence(confidence);
-  if (sorted_.empty()) return kInf;
-  return relative_halfwidth(median_ci_sorted(sorted_, confidence), median());
+  if (in_order_.empty()) return kInf;
+  return relative_halfwidth(rank_ci(confidence), median());
+}
+
+// median_ci_sorted's interval, from the tree.
+MedianCi RunningMedianCi::rank_ci(double confidence) const {
+  const std::size_t n = size();
+  const std::size_t j = median_ci_lower_rank(n, confidence);
+  if (j == 0) return {{at_rank(0), at_rank(n - 1)}, false};
+  return {{at_rank(j - 1), at_rank(n - j)}, true};
 }
 
 std::optional<double> RunningMedianCi::batch_rel_halfwidth(double confidence) const {
@@ -183,15 +219,15 @@ std::optional<double> RunningMedianCi::batch_rel_halfwidth(double confidence) co
 
 double RunningMedianCi::rel_halfwidth(double confidence) const {
   check_confidence(confidence);
-  if (sorted_.empty()) return kInf;
-  const std::size_t n = sorted_.size();
+  if (in_order_.empty()) return kInf;
+  const std::size_t n = size();
   if (confidence != batch_cached_confidence_ || n >= batch_cached_n_ + batch_cached_n_ / 64 + 1) {
     batch_cached_ = batch_median_ci_halfwidth(in_order_, confidence);
     batch_cached_n_ = n;
     batch_cached_confidence_ = confidence;
   }
   const double m = median();
-  return relative_halfwidth(union_with_batch(median_ci_sorted(sorted_, confidence), m, batch_cached_), m);
+  return relative_halfwidth(union_with_batch(rank_ci(confidence), m, batch_cached_), m);
 }
 
 }  // namespace assay::stats

@@ -2,7 +2,10 @@
 // enter Summary's CI, the running CI and the stopping rule.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -135,6 +138,28 @@ TEST(RunningMedianCi, PartsAgreeWithSummarize) {
   RunningMedianCi fresh;
   for (double x : v) fresh.add(x);
   EXPECT_NEAR(fresh.rel_halfwidth(), summarize(v).median_ci_rel_halfwidth, 1e-12);
+}
+
+TEST(RunningMedianCi, RankPartIsExactlyTheSortedSamples) {
+  // Many equal samples (a 32 ns timer's ticks) and a few outliers, checked at every count: the
+  // median and the rank interval are the sorted vector's, to the bit.
+  RunningMedianCi running;
+  std::vector<double> prefix;
+  std::uint64_t state = 7;
+  for (int i = 0; i < 3000; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const double x = 27000.0 + 32.0 * static_cast<double>((state >> 33) % 9) + ((state >> 20) % 97 == 0 ? 5000.0 : 0.0);
+    running.add(x);
+    prefix.push_back(x);
+    std::vector<double> sorted = prefix;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = percentile_sorted(sorted, 50);
+    ASSERT_EQ(running.median(), median) << prefix.size();
+    const MedianCi rank = median_ci_sorted(sorted);
+    const double expected = rank.reached_confidence ? (rank.ci.hi - rank.ci.lo) / 2.0 / median
+                                                    : std::numeric_limits<double>::infinity();
+    ASSERT_EQ(running.rank_rel_halfwidth(), expected) << prefix.size();
+  }
 }
 
 TEST(RunningMedianCi, BatchPartRefreshesAsTheRunGrows) {
