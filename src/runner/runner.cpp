@@ -182,15 +182,14 @@ std::uint64_t point_seed(const RunOptions& opt, const PlannedCase& pc) {
   return opt.seed ^ fnv1a64(pc.bench->name + "/" + pc.point.dtype + "/" + params_string(pc.point.params));
 }
 
-// Summary and the figures derived from it, for a case whose checks passed; `d` holds the
-// problem's flops and bytes and the device's peak.
+// Summary and the figures derived from it, for a case whose checks passed; `d` holds only the
+// problem's flops and bytes and the device's peak (nothing computed from samples).
 void summarize_ok(CaseRecord& rec, DerivedRecord d) {
   rec.summary = stats::summarize(rec.measurement->samples_ns);
   d.tflops = d.flops / rec.summary->median / 1e3;
   d.gbs = d.min_bytes / rec.summary->median;
   if (d.peak_tflops > 0) d.pct_of_peak = 100.0 * d.tflops / d.peak_tflops;
   const auto& m = *rec.measurement;
-  d.mean_power_w.reset();
   if (m.energy_j && m.energy_window_s > 0) d.mean_power_w = *m.energy_j / m.energy_window_s;
   rec.derived = d;
   rec.status = CaseStatus::ok;
@@ -214,7 +213,13 @@ CaseRecord finish_rounds(const std::vector<CaseRecord>& parts) {
     rec.reason = "internal: the last round is ok but has no derived figures";
     return rec;
   }
-  summarize_ok(rec, *parts.back().derived);
+  const DerivedRecord& last = *parts.back().derived;
+  DerivedRecord d;  // the problem's and the device's figures; the rest is computed again
+  d.flops = last.flops;
+  d.min_bytes = last.min_bytes;
+  d.peak_tflops = last.peak_tflops;
+  d.peak_source = last.peak_source;
+  summarize_ok(rec, d);
   return rec;
 }
 

@@ -98,6 +98,26 @@ MedianCi union_with_batch(MedianCi rank, double median, const std::optional<doub
   return rank;
 }
 
+// The type-7 percentile q of n sorted values, the k-th (0-based) read through at(k): for a
+// sorted vector and for RunningMedianCi's tree alike.
+template <typename At>
+double percentile_of(std::size_t n, double q, At&& at) {
+  const double h = static_cast<double>(n - 1) * q / 100.0;
+  const auto lo = static_cast<std::size_t>(std::floor(h));
+  if (lo + 1 >= n) return at(n - 1);
+  const double frac = h - static_cast<double>(lo);
+  const double below = at(lo);
+  return below + frac * (at(lo + 1) - below);
+}
+
+// median_ci_sorted's interval of n sorted values read through at(k).
+template <typename At>
+MedianCi median_ci_of(std::size_t n, double confidence, At&& at) {
+  const std::size_t j = median_ci_lower_rank(n, confidence);
+  if (j == 0) return {{at(0), at(n - 1)}, false};
+  return {{at(j - 1), at(n - j)}, true};
+}
+
 }  // namespace
 
 double median_of(std::span<const double> values) {
@@ -109,20 +129,13 @@ double median_of(std::span<const double> values) {
 double percentile_sorted(std::span<const double> sorted, double q) {
   if (sorted.empty()) throw std::invalid_argument("percentile of an empty sample");
   if (!(q >= 0.0 && q <= 100.0)) throw std::invalid_argument("percentile: q must lie in [0, 100]");
-  const double h = static_cast<double>(sorted.size() - 1) * q / 100.0;
-  const auto lo = static_cast<std::size_t>(std::floor(h));
-  if (lo + 1 >= sorted.size()) return sorted.back();
-  const double frac = h - static_cast<double>(lo);
-  return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
+  return percentile_of(sorted.size(), q, [&](std::size_t k) { return sorted[k]; });
 }
 
 MedianCi median_ci_sorted(std::span<const double> sorted, double confidence) {
   if (sorted.empty()) throw std::invalid_argument("median CI of an empty sample");
   check_confidence(confidence);
-  const std::size_t n = sorted.size();
-  const std::size_t j = median_ci_lower_rank(n, confidence);
-  if (j == 0) return {{sorted.front(), sorted.back()}, false};
-  return {{sorted[j - 1], sorted[n - j]}, true};
+  return median_ci_of(sorted.size(), confidence, [&](std::size_t k) { return sorted[k]; });
 }
 
 Summary summarize(std::span<const double> samples) {
@@ -183,18 +196,9 @@ std::size_t RunningMedianCi::size() const { return in_order_.size(); }
 
 double RunningMedianCi::at_rank(std::size_t rank) const { return ranked_->tree.find_by_order(rank)->first; }
 
-double RunningMedianCi::percentile(double q) const {
-  const std::size_t n = size();
-  const double h = static_cast<double>(n - 1) * q / 100.0;
-  const auto lo = static_cast<std::size_t>(std::floor(h));
-  if (lo + 1 >= n) return at_rank(n - 1);
-  const double below = at_rank(lo), above = at_rank(lo + 1);
-  return below + (h - static_cast<double>(lo)) * (above - below);
-}
-
 double RunningMedianCi::median() const {
   if (in_order_.empty()) throw std::logic_error("RunningMedianCi: median of no samples");
-  return percentile(50);
+  return percentile_of(size(), 50, [this](std::size_t k) { return at_rank(k); });
 }
 
 double RunningMedianCi::rank_rel_halfwidth(double confidence) const {
@@ -203,12 +207,8 @@ double RunningMedianCi::rank_rel_halfwidth(double confidence) const {
   return relative_halfwidth(rank_ci(confidence), median());
 }
 
-// median_ci_sorted's interval, from the tree.
 MedianCi RunningMedianCi::rank_ci(double confidence) const {
-  const std::size_t n = size();
-  const std::size_t j = median_ci_lower_rank(n, confidence);
-  if (j == 0) return {{at_rank(0), at_rank(n - 1)}, false};
-  return {{at_rank(j - 1), at_rank(n - j)}, true};
+  return median_ci_of(size(), confidence, [this](std::size_t k) { return at_rank(k); });
 }
 
 std::optional<double> RunningMedianCi::batch_rel_halfwidth(double confidence) const {

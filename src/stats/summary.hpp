@@ -84,7 +84,6 @@ class RunningMedianCi {
 
  private:
   double at_rank(std::size_t rank) const;  // the rank-th smallest sample, 0-based
-  double percentile(double q) const;        // percentile_sorted's interpolation
   MedianCi rank_ci(double confidence) const;  // median_ci_sorted's interval
 
   struct Ranked;  // the order-statistic tree (summary.cpp)
