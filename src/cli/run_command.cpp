@@ -24,6 +24,7 @@ struct RunFlags {
   bool no_isolate = false, no_doctor = false, sanitize = false;
   int repeat = 1;
   std::uint64_t rounds = 0;  // 0: the suite's
+  double gap_us = -1;        // < 0: the suite's
   bool json = false, quiet = false, no_history = false;
 };
 
@@ -120,6 +121,9 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
     app.add_option("--rounds", flags->rounds,
                    "measure each case of a point in N rounds, its backends alternating (A B B A ...); overrides the suite")
         ->check(CLI::Range(1, 64));
+    app.add_option("--gap-us", flags->gap_us,
+                   "GPU idle kept between timed samples, microseconds, the same for every in-process backend; overrides the suite's gap_us")
+        ->check(CLI::Range(0.0, 100000.0));
     app.add_option("--history", flags->history, "history database (default $ASSAY_HISTORY or .assay/history.db)");
     app.add_flag("--no-history", flags->no_history, "do not record this run in the history");
   }
@@ -142,6 +146,7 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
     if (f.rounds > 0 && !suite::rounds_balanced(f.rounds))
       throw InputError("--rounds " + std::to_string(f.rounds) + ": " + suite::kRoundsRule);
     if (f.rounds > 0) f.opt.rounds = f.rounds;
+    if (f.gap_us >= 0) f.opt.gap_us = f.gap_us;
     if (!f.filter.empty()) f.opt.filter = f.filter;
     if (!std::regex_match(f.opt.tag, std::regex("[A-Za-z0-9._-]*")))
       throw InputError("--tag '" + f.opt.tag + "': use only letters, digits, '.', '_' and '-'");

@@ -93,6 +93,10 @@ struct MeasurementRecord {
   // Measured in rounds (suite `rounds` > 1): the kept samples of each round, in the order they
   // ran; `samples_ns` holds them one round after another. Empty when measured in one piece.
   std::vector<std::uint64_t> round_samples;
+  // The GPU idle asked for between samples (suite `gap_us`; 0: none asked), and how many samples
+  // followed a longer one because the host had not enqueued them by the gap's end.
+  double gap_us = 0;
+  std::uint64_t gap_overruns = 0;
 };
 
 struct DerivedRecord {

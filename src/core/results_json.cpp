@@ -71,6 +71,10 @@ json measurement_json(const MeasurementRecord& m) {
           {"energy_window_s", m.energy_window_s},
           {"energy_timed_s", m.energy_timed_s}};
   if (!m.round_samples.empty()) j["round_samples"] = m.round_samples;
+  if (m.gap_us > 0) {
+    j["gap_us"] = m.gap_us;
+    j["gap_overruns"] = m.gap_overruns;
+  }
   return j;
 }
 
@@ -258,6 +262,10 @@ MeasurementRecord read_measurement(const Reader& r) {
     m.energy_timed_s = r.get<double>("energy_timed_s");
   }
   if (r.has("round_samples")) m.round_samples = r.get<std::vector<std::uint64_t>>("round_samples");
+  if (r.has("gap_us")) {
+    m.gap_us = r.get<double>("gap_us");
+    m.gap_overruns = r.get<std::uint64_t>("gap_overruns");
+  }
   return m;
 }
 

@@ -22,8 +22,8 @@ DeviceContext::DeviceContext(int index) : record_(query_device(index)) {
   ASSAY_CUDA(cudaMalloc(&flush_, flush_bytes_));
   ASSAY_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&release_host_), sizeof(int), cudaHostAllocMapped));
   ASSAY_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&release_dev_), release_host_, 0));
-  ASSAY_CUDA(cudaMalloc(&timed_out_, sizeof(int)));
-  ASSAY_CUDA(cudaMemset(timed_out_, 0, sizeof(int)));
+  ASSAY_CUDA(cudaMalloc(&block_state_, sizeof(BlockState)));
+  ASSAY_CUDA(cudaMemset(block_state_, 0, sizeof(BlockState)));
   ASSAY_CUDA(cudaMalloc(&probes_, 2 * sizeof(ClockProbe)));
   *release_host_ = 1;
 }
@@ -33,7 +33,7 @@ DeviceContext::~DeviceContext() {
   if (release_host_) *static_cast<volatile int*>(release_host_) = 1;
   if (stream_) cudaStreamSynchronize(stream_);
   cudaFree(probes_);
-  cudaFree(timed_out_);
+  cudaFree(block_state_);
   cudaFreeHost(release_host_);
   cudaFree(flush_);
   if (stream_) cudaStreamDestroy(stream_);
@@ -52,7 +52,7 @@ void DeviceContext::enqueue_l2_flush() {
 void DeviceContext::enqueue_block() {
   *static_cast<volatile int*>(release_host_) = 0;
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  ASSAY_CUDA(launch_blocking_kernel(release_dev_, timed_out_, kBlockTimeoutNs, stream_));
+  ASSAY_CUDA(launch_blocking_kernel(release_dev_, block_state_, kBlockTimeoutNs, gap_ns_, stream_));
 }
 
 void DeviceContext::release() {
@@ -61,19 +61,26 @@ void DeviceContext::release() {
 }
 
 void DeviceContext::enqueue_clock_probe(int slot) {
-  ASSAY_CUDA(launch_clock_probe(probes_ + slot, kProbeWindowNs, stream_));
+  ASSAY_CUDA(launch_clock_probe(probes_ + slot, kProbeWindowNs, stream_, slot == 1 ? &block_state_->last_end_ns : nullptr));
+}
+
+void DeviceContext::set_sample_gap_ns(std::uint64_t ns) {
+  ASSAY_CUDA(cudaMemsetAsync(&block_state_->last_end_ns, 0, sizeof(unsigned long long), stream_));
+  gap_ns_ = ns;
+  gap_overruns_ = 0;
 }
 
 double DeviceContext::finish_sample() {
-  int timed_out = 0;
+  BlockState state{};
   ClockProbe p[2];
-  ASSAY_CUDA(cudaMemcpyAsync(&timed_out, timed_out_, sizeof(int), cudaMemcpyDeviceToHost, stream_));
+  ASSAY_CUDA(cudaMemcpyAsync(&state, block_state_, sizeof state, cudaMemcpyDeviceToHost, stream_));
   ASSAY_CUDA(cudaMemcpyAsync(p, probes_, sizeof p, cudaMemcpyDeviceToHost, stream_));
   ASSAY_CUDA(cudaStreamSynchronize(stream_));
-  if (timed_out) {
-    ASSAY_CUDA(cudaMemsetAsync(timed_out_, 0, sizeof(int), stream_));
+  if (state.timed_out) {
+    ASSAY_CUDA(cudaMemsetAsync(&block_state_->timed_out, 0, sizeof(int), stream_));
     throw InternalError("the blocking kernel timed out: the measured work was not enqueued within 10 s");
   }
+  if (state.overran) ++gap_overruns_;
   double sum = 0;
   for (const auto& probe : p) {
     if (probe.ns == 0) return 0;

@@ -23,13 +23,21 @@ class DeviceContext {
   // Overwrites a buffer larger than L2, so the next kernel finds none of its data there.
   void enqueue_l2_flush();
   // Holds the stream until release(); call release() after enqueueing the measured work.
+  // With a sample gap set, also until that long after the end of the last sample.
   void enqueue_block();
   void release();
-  // Probe `slot` (0 or 1) measures the SM clock at this point of the stream.
+  // Probe `slot` (0 or 1) measures the SM clock at this point of the stream; probe 1 marks
+  // the end of a sample (for the gap).
   void enqueue_clock_probe(int slot);
   // After the stream is synchronized: throws if the blocking kernel timed out, and returns
   // the mean SM clock of the two probes in MHz (0 if a probe saw no timer tick).
   double finish_sample();
+  // The GPU idle kept from the end of one sample to the next one's start (0: none); setting it
+  // starts afresh: no gap before the next sample, no overruns counted.
+  void set_sample_gap_ns(std::uint64_t ns);
+  std::uint64_t sample_gap_ns() const { return gap_ns_; }
+  // Samples since set_sample_gap_ns whose host work outlasted the gap.
+  std::uint64_t gap_overruns() const { return gap_overruns_; }
 
  private:
   DeviceRecord record_;
@@ -38,7 +46,9 @@ class DeviceContext {
   std::uint64_t flush_bytes_ = 0;
   int* release_host_ = nullptr;  // mapped pinned memory: the host writes, the kernel polls
   int* release_dev_ = nullptr;
-  int* timed_out_ = nullptr;     // device memory
+  BlockState* block_state_ = nullptr;  // device memory
+  std::uint64_t gap_ns_ = 0;
+  std::uint64_t gap_overruns_ = 0;
   ClockProbe* probes_ = nullptr; // device memory, 2 slots
 };
 

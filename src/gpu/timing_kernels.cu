@@ -10,17 +10,23 @@ __device__ __forceinline__ unsigned long long global_timer_ns() {
   return t;
 }
 
-__global__ void blocking_kernel(const volatile int* release, int* timed_out, unsigned long long timeout_ns) {
+__global__ void blocking_kernel(const volatile int* release, BlockState* state, unsigned long long timeout_ns,
+                                unsigned long long gap_ns) {
   const unsigned long long start = global_timer_ns();
+  const unsigned long long last_end = state->last_end_ns;
+  const unsigned long long not_before = gap_ns > 0 && last_end > 0 ? last_end + gap_ns : 0;
   while (*release == 0) {
     if (global_timer_ns() - start > timeout_ns) {
-      *timed_out = 1;
+      state->timed_out = 1;
       return;
     }
   }
+  unsigned long long now = global_timer_ns();
+  state->overran = not_before > 0 && now > not_before ? 1 : 0;
+  while (now < not_before) now = global_timer_ns();
 }
 
-__global__ void clock_probe_kernel(ClockProbe* out, unsigned long long window_ns) {
+__global__ void clock_probe_kernel(ClockProbe* out, unsigned long long window_ns, unsigned long long* end_ns) {
   // Start on a timer tick edge so that the interval is a whole number of ticks.
   unsigned long long t0 = global_timer_ns();
   while (global_timer_ns() == t0) {}
@@ -31,6 +37,7 @@ __global__ void clock_probe_kernel(ClockProbe* out, unsigned long long window_ns
   const long long c1 = clock64();
   out->ns = t1 - t0;
   out->cycles = static_cast<unsigned long long>(c1 - c0);
+  if (end_ns) *end_ns = global_timer_ns();
 }
 
 __global__ void spin_kernel(unsigned long long ns) {
@@ -40,14 +47,15 @@ __global__ void spin_kernel(unsigned long long ns) {
 
 }  // namespace
 
-cudaError_t launch_blocking_kernel(const volatile int* release, int* timed_out,
-                                   unsigned long long timeout_ns, cudaStream_t stream) {
-  blocking_kernel<<<1, 1, 0, stream>>>(release, timed_out, timeout_ns);
+cudaError_t launch_blocking_kernel(const volatile int* release, BlockState* state, unsigned long long timeout_ns,
+                                   unsigned long long gap_ns, cudaStream_t stream) {
+  blocking_kernel<<<1, 1, 0, stream>>>(release, state, timeout_ns, gap_ns);
   return cudaGetLastError();
 }
 
-cudaError_t launch_clock_probe(ClockProbe* out, unsigned long long window_ns, cudaStream_t stream) {
-  clock_probe_kernel<<<1, 1, 0, stream>>>(out, window_ns);
+cudaError_t launch_clock_probe(ClockProbe* out, unsigned long long window_ns, cudaStream_t stream,
+                               unsigned long long* end_ns) {
+  clock_probe_kernel<<<1, 1, 0, stream>>>(out, window_ns, end_ns);
   return cudaGetLastError();
 }
 

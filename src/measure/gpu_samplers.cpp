@@ -56,8 +56,13 @@ void GpuSampler::warmup_call() {
 
 template <class Fn>
 Sample GpuSampler::timed(Fn&& enqueue, double divide_by) {
-  if (flush_before_) ctx_.enqueue_l2_flush();
+  // Without a gap the flush runs while the host enqueues the rest. With one, it runs after the
+  // block, so that every sample's GPU time from one end to the next is the same: the gap, the
+  // flush, the probes, and the measured work.
+  const bool gap = ctx_.sample_gap_ns() > 0;
+  if (flush_before_ && !gap) ctx_.enqueue_l2_flush();
   ctx_.enqueue_block();
+  if (flush_before_ && gap) ctx_.enqueue_l2_flush();
   ctx_.enqueue_clock_probe(0);
   ASSAY_CUDA(cudaEventRecord(start_, ctx_.stream()));
   try {

@@ -20,6 +20,8 @@ class GpuSampler : public Sampler {
   void warmup_call() override;
   double reference_sm_clock_mhz() const override { return ctx_.record().max_sm_clock_mhz; }
   std::optional<double> energy_counter_j() override;  // NVML's, by the device's UUID
+  double sample_gap_us() const override { return static_cast<double>(ctx_.sample_gap_ns()) / 1e3; }
+  std::uint64_t gap_overruns() const override { return ctx_.gap_overruns(); }
 
  protected:
   // Blocks the stream, probes, records `start`, runs `enqueue`, records `stop`, probes,
@@ -80,6 +82,9 @@ class HostSampler final : public GpuSampler {
   std::string mode() const override { return "host"; }
   Sample sample() override;
   double reference_sm_clock_mhz() const override { return 0; }
+  // Times the host's wall clock without the blocking kernel: no gap is kept.
+  double sample_gap_us() const override { return 0; }
+  std::uint64_t gap_overruns() const override { return 0; }
 };
 
 }  // namespace assay::measure

@@ -56,6 +56,8 @@ MeasurementRecord run_measurement(Sampler& sampler, const suite::MeasureConfig& 
   }
   rec.input_sets = sampler.input_sets();
   rec.l2_flush_bytes = sampler.l2_flush_bytes();
+  rec.gap_us = sampler.sample_gap_us();
+  rec.gap_overruns = sampler.gap_overruns();
   return rec;
 }
 

@@ -26,6 +26,10 @@ class Sampler {
   // The device's energy counter in joules (any origin; only differences count); nullopt when
   // it cannot be read (no GPU, no NVML, a board without the counter).
   virtual std::optional<double> energy_counter_j() { return std::nullopt; }
+  // The GPU idle this sampler keeps between samples (0: none kept), and how many samples so far
+  // came after a longer idle because the host was late.
+  virtual double sample_gap_us() const { return 0; }
+  virtual std::uint64_t gap_overruns() const { return 0; }
 };
 
 }  // namespace assay::measure

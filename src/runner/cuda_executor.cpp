@@ -16,6 +16,7 @@ class CudaExecutor final : public Executor {
   std::uint64_t free_memory() const override { return ctx_.free_memory(); }
   std::unique_ptr<measure::Sampler> sampler(const suite::MeasureConfig& cfg, Instance& inst,
                                             std::uint64_t device_bytes) override {
+    ctx_.set_sample_gap_ns(static_cast<std::uint64_t>(cfg.gap_us * 1e3 + 0.5));
     if (cfg.mode == "hot") return std::make_unique<measure::HotSampler>(ctx_, inst, device_bytes);
     if (cfg.mode == "graph")
       return std::make_unique<measure::GraphSampler>(ctx_, inst, device_bytes, cfg.graph_calls);

@@ -42,6 +42,7 @@ MeasurementRecord merge_measurements(const std::vector<const MeasurementRecord*>
   m.warmup_calls = m.dropped_throttled = 0;
   m.elapsed_s = 0;
   m.round_samples.clear();
+  m.gap_overruns = 0;
   // The clocks stay only if every round has one per sample (the same sampler always does).
   bool clocks = true, energy = true;
   double joules = 0, window_s = 0, timed_s = 0;
@@ -53,6 +54,7 @@ MeasurementRecord merge_measurements(const std::vector<const MeasurementRecord*>
     m.round_samples.push_back(r->samples_ns.size());
     m.warmup_calls += r->warmup_calls;
     m.dropped_throttled += r->dropped_throttled;
+    m.gap_overruns += r->gap_overruns;
     m.elapsed_s += r->elapsed_s;
     m.l2_flush_bytes = std::max(m.l2_flush_bytes, r->l2_flush_bytes);
     append_unique(reasons, {r->stop_reason});

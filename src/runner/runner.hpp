@@ -21,6 +21,7 @@ struct RunOptions {
   std::string device = "0";          // a CUDA device index, or "cpu"
   std::optional<std::string> mode;   // overrides the suite's mode
   std::optional<std::uint64_t> rounds;  // overrides every bench's measure.rounds (--rounds)
+  std::optional<double> gap_us;         // overrides every bench's measure.gap_us (--gap-us)
   std::optional<std::string> filter; // ECMAScript regex over case ids
   bool check_only = false;
   std::uint64_t seed = 20261122;

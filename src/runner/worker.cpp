@@ -82,6 +82,7 @@ CaseRecord run_case_in_worker(const PlannedCase& pc, const RunOptions& opt, cons
                         {"case", pc.id},
                         {"device", opt.device},
                         {"mode", opt.mode ? json(*opt.mode) : json(nullptr)},
+                        {"gap_us", opt.gap_us ? json(*opt.gap_us) : json(nullptr)},
                         {"seed", opt.seed},
                         {"check_only", opt.check_only},
                         {"round", round.index},
@@ -149,6 +150,7 @@ int worker_main() {
     opt.suite_path = req.at("suite").get<std::string>();
     opt.device = req.at("device").get<std::string>();
     if (!req.at("mode").is_null()) opt.mode = req.at("mode").get<std::string>();
+    if (req.contains("gap_us") && !req.at("gap_us").is_null()) opt.gap_us = req.at("gap_us").get<double>();
     opt.seed = req.at("seed").get<std::uint64_t>();
     opt.check_only = req.at("check_only").get<bool>();
     opt.isolate = false;

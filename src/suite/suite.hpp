@@ -36,6 +36,10 @@ struct MeasureConfig {
   double throttle_threshold = 0.75;  // a sample whose SM clock is under this fraction of max is dropped
   double throttle_backoff_s = 0.05;
   double cooldown_s = 0;  // idle time before a case's warm-up, so that it does not inherit the last case's heat
+  // GPU idle from the end of one timed sample to the start of the next, the same for every
+  // in-process backend; 0: whatever the host takes (a backend's own launch cost then sets the
+  // GPU's duty cycle, and with it the clock of a power-capped GPU).
+  double gap_us = 0;
   // Parts each case of a point is measured in, the point's backends alternating between parts
   // (A B, B A, A B, ...: src/runner/rounds.hpp); 1: each case in one piece.
   std::uint64_t rounds = 1;

@@ -162,7 +162,7 @@ class Parser {
     reject_unknown_keys(t, field,
                         {"mode", "warmup_calls", "warmup_min_s", "min_samples", "max_samples",
                          "min_time_s", "target_rel_ci", "timeout_s", "throttle_threshold",
-                         "throttle_backoff_s", "cooldown_s", "rounds", "graph_calls",
+                         "throttle_backoff_s", "cooldown_s", "gap_us", "rounds", "graph_calls",
                          "adapter_timeout_s", "case_timeout_s"});
     if (const auto* n = t.get("mode")) {
       m.mode = string_of(*n, field + ".mode");
@@ -181,6 +181,7 @@ class Parser {
     if (const auto* n = t.get("throttle_backoff_s"))
       m.throttle_backoff_s = number_of(*n, field + ".throttle_backoff_s", 0, 10);
     if (const auto* n = t.get("cooldown_s")) m.cooldown_s = number_of(*n, field + ".cooldown_s", 0, 600);
+    if (const auto* n = t.get("gap_us")) m.gap_us = number_of(*n, field + ".gap_us", 0, 100000);
     if (const auto* n = t.get("rounds")) {
       m.rounds = integer_of(*n, field + ".rounds", 1, 64);
       if (!rounds_balanced(m.rounds)) fail(*n, field + ".rounds", kRoundsRule);

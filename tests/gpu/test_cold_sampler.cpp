@@ -104,3 +104,36 @@ TEST(HostSampler, IncludesTheCallAndTheSync) {
   EXPECT_GE(s.median, 100'000);
   EXPECT_LT(s.median, 200'000);
 }
+
+// With a sample gap the GPU idles that long between samples whatever the host takes: 50 samples
+// 2 ms apart take at least 49 gaps (the first sample has none before it), the timed spin is
+// what it was, and a gap far shorter than the host's turnaround is overrun by nearly every sample.
+TEST(ColdSampler, KeepsTheSampleGapAndCountsOverruns) {
+  ASSAY_REQUIRE_GPU();
+  gpu::DeviceContext ctx(0);
+  suite::MeasureConfig c = config();
+  c.max_samples = c.min_samples;  // exactly 50 samples
+  SpinInstance spin(100'000);
+  const double plain = median_of("cold", ctx, 100'000);
+
+  ctx.set_sample_gap_ns(2'000'000);
+  measure::ColdSampler gapped(ctx, spin);
+  const auto rec = measure::run_measurement(gapped, c);
+  ASSERT_EQ(rec.samples_ns.size(), 50u);
+  EXPECT_EQ(rec.gap_us, 2000.0);
+  EXPECT_GE(rec.elapsed_s, 49 * 2e-3) << "the 49 gaps alone take 98 ms";
+  EXPECT_LE(rec.gap_overruns, 2u) << "the host enqueues a sample well within 2 ms";
+  EXPECT_NEAR(stats::summarize(rec.samples_ns).median, plain, 0.02 * plain);
+
+  ctx.set_sample_gap_ns(1'000);  // 1 us: shorter than any host turnaround
+  measure::ColdSampler tight(ctx, spin);
+  const auto over = measure::run_measurement(tight, c);
+  EXPECT_GE(over.gap_overruns, 45u);
+  EXPECT_EQ(over.gap_us, 1.0);
+
+  ctx.set_sample_gap_ns(0);
+  measure::ColdSampler none(ctx, spin);
+  const auto off = measure::run_measurement(none, c);
+  EXPECT_EQ(off.gap_us, 0.0);
+  EXPECT_EQ(off.gap_overruns, 0u);
+}

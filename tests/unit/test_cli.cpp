@@ -27,6 +27,9 @@ TEST(Cli, HelpAndBadUsage) {
   const auto odd = run("run tests/data/cpu_small.toml --device cpu --rounds 3");
   EXPECT_EQ(odd.code, 3);
   EXPECT_NE(odd.out.find("--rounds 3: must be 1 or even"), std::string::npos) << odd.out;
+  const auto gap = run("run tests/data/cpu_small.toml --device cpu --gap-us -5");
+  EXPECT_EQ(gap.code, 3);
+  EXPECT_NE(gap.out.find("--gap-us"), std::string::npos) << gap.out;
   const auto tag = run("run tests/data/cpu_small.toml --device cpu --tag 'a/b'");
   EXPECT_EQ(tag.code, 3);
   EXPECT_NE(tag.out.find("--tag 'a/b'"), std::string::npos) << tag.out;
@@ -85,6 +88,20 @@ TEST(Cli, RoundsFlagOverridesTheSuite) {
   ASSERT_EQ(doc.cases.size(), 1u);
   EXPECT_EQ(doc.cases[0].measurement->round_samples.size(), 4u);
   EXPECT_NE(doc.run.environment.at("rounds").find("4 (assay run --rounds"), std::string::npos);
+  fs::remove_all(out);
+}
+
+// The CPU sampler keeps no gap (it has no GPU timeline), but the run records what was asked.
+TEST(Cli, GapFlagIsRecordedInTheRun) {
+  const fs::path out = fresh_dir("gap-flag");
+  const auto r = run("run tests/data/cpu_small.toml --device cpu --no-isolate --gap-us 150 --filter 'f32/k=33,m=17' --out " +
+                     out.string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  const auto files = files_in(out, ".json");
+  ASSERT_EQ(files.size(), 1u);
+  const auto doc = parse_results_json(read_text_file(files[0]), files[0].string());
+  EXPECT_NE(doc.run.environment.at("gap_us").find("150 (assay run --gap-us"), std::string::npos);
+  EXPECT_EQ(doc.cases[0].measurement->gap_us, 0.0);
   fs::remove_all(out);
 }
 
@@ -199,6 +216,25 @@ TEST(CliGpu, QuickGpuRunHasSpeedupsAndClocks) {
     ASSERT_TRUE(c.speedup_vs_baseline.has_value()) << c.id;
     if (c.backend == "cublas") EXPECT_DOUBLE_EQ(*c.speedup_vs_baseline, 1.0);
     EXPECT_GT(c.derived->pct_of_peak, 0);
+  }
+  fs::remove_all(out);
+}
+
+// --gap-us reaches the isolated workers: every CUDA case keeps the gap, and a sample period
+// now holds at least the gap (most samples; the first of each round has none before it).
+TEST(CliGpu, GapFlagReachesTheWorkers) {
+  if (!have_gpu()) GTEST_SKIP() << "skipped: no CUDA device";
+  const fs::path out = fresh_dir("gpugap");
+  const auto r = run("run tests/data/gpu_small.toml --gap-us 500 --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto files = files_in(out, ".json");
+  ASSERT_EQ(files.size(), 1u);
+  const ResultsDocument doc = parse_results_json(read_text_file(files[0]), files[0].string());
+  for (const auto& c : doc.cases) {
+    ASSERT_EQ(c.status, CaseStatus::ok) << c.id << ": " << c.reason;
+    EXPECT_EQ(c.measurement->gap_us, 500.0) << c.id;
+    EXPECT_LT(c.measurement->gap_overruns, c.measurement->samples_ns.size() / 10) << c.id;
+    EXPECT_GE(c.measurement->elapsed_s, 0.9 * c.measurement->samples_ns.size() * 500e-6) << c.id;
   }
   fs::remove_all(out);
 }

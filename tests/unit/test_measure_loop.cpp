@@ -40,6 +40,24 @@ suite::MeasureConfig quick() {
 }
 }  // namespace
 
+TEST(MeasureLoop, RecordsTheSamplersGapAndItsOverruns) {
+  class GapSampler final : public Sampler {
+   public:
+    std::string mode() const override { return "scripted"; }
+    void warmup_call() override {}
+    Sample sample() override { return {100, 0}; }
+    double sample_gap_us() const override { return 150; }
+    std::uint64_t gap_overruns() const override { return 3; }
+  } gapped;
+  const auto rec = run_measurement(gapped, quick());
+  EXPECT_EQ(rec.gap_us, 150.0);
+  EXPECT_EQ(rec.gap_overruns, 3u);
+  ScriptedSampler plain({{100, 0}}, 0);
+  const auto none = run_measurement(plain, quick());
+  EXPECT_EQ(none.gap_us, 0.0);
+  EXPECT_EQ(none.gap_overruns, 0u);
+}
+
 TEST(MeasureLoop, ConvergesOnSteadySamplesAfterMinSamples) {
   ScriptedSampler s({{100, 0}}, 0);
   const auto rec = run_measurement(s, quick());

@@ -126,6 +126,13 @@ TEST(ResultsJson, EnergyAndBatchFieldsRoundTripAndMayBeAbsent) {
   m.round_samples = {3, 2};
   const ResultsDocument rounds = parse_results_json(to_json_text(d), "r.json");
   EXPECT_EQ(rounds.cases[0].measurement->round_samples, (std::vector<std::uint64_t>{3, 2}));
+  // The sample gap: written only when one was kept, and read back with its overruns.
+  EXPECT_EQ(text.find("gap_us"), std::string::npos);
+  m.gap_us = 150;
+  m.gap_overruns = 4;
+  const ResultsDocument gapped = parse_results_json(to_json_text(d), "r.json");
+  EXPECT_EQ(gapped.cases[0].measurement->gap_us, 150.0);
+  EXPECT_EQ(gapped.cases[0].measurement->gap_overruns, 4u);
   // Documents written before these fields existed still read; the fields are then none.
   auto j = nlohmann::json::parse(text);
   for (const char* k : {"energy_j", "energy_window_s", "energy_timed_s"}) j["cases"][0]["measurement"].erase(k);

@@ -19,6 +19,8 @@ CaseRecord ok_round(std::vector<double> samples, double joules, const std::strin
   m.sm_clock_mhz.assign(samples.size(), 1980);
   m.warmup_calls = 3;
   m.dropped_throttled = 1;
+  m.gap_us = 150;
+  m.gap_overruns = 2;
   m.stop_reason = stop;
   m.elapsed_s = 0.5;
   m.energy_j = joules;
@@ -94,6 +96,8 @@ TEST(Rounds, MergeConcatenatesTheRoundsInOrder) {
   EXPECT_EQ(m.measurement->round_samples, (std::vector<std::uint64_t>{3, 2}));
   EXPECT_EQ(m.measurement->warmup_calls, 6u);
   EXPECT_EQ(m.measurement->dropped_throttled, 2u);
+  EXPECT_EQ(m.measurement->gap_us, 150.0);
+  EXPECT_EQ(m.measurement->gap_overruns, 4u);
   EXPECT_EQ(m.measurement->stop_reason, "converged+timeout");
   EXPECT_DOUBLE_EQ(m.measurement->elapsed_s, 1.0);
   ASSERT_TRUE(m.measurement->energy_j);

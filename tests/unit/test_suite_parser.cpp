@@ -139,6 +139,18 @@ TEST(SuiteParser, BadMeasureAndCheckSettings) {
   EXPECT_EQ(s.benches[0].measure.cooldown_s, 2.5);
 }
 
+TEST(SuiteParser, SampleGapIsMicrosecondsWithinItsRange) {
+  EXPECT_EQ(parse_suite(bench_with("m = 1\nn = 1\nk = 1\n"), "t.toml").benches[0].measure.gap_us, 0.0);
+  EXPECT_NE(error_of(bench_with("m = 1\nn = 1\nk = 1\n[bench.measure]\ngap_us = -1\n"))
+                .find("bench[0].measure.gap_us: must be in [0, 100000]"),
+            std::string::npos);
+  EXPECT_NE(error_of(bench_with("m = 1\nn = 1\nk = 1\n[bench.measure]\ngap_us = \"long\"\n"))
+                .find("bench[0].measure.gap_us: must be a number"),
+            std::string::npos);
+  const auto s = parse_suite(bench_with("m = 1\nn = 1\nk = 1\n[bench.measure]\ngap_us = 150\n"), "t.toml");
+  EXPECT_EQ(s.benches[0].measure.gap_us, 150.0);
+}
+
 TEST(SuiteParser, RoundsAreAWholeNumberFromOne) {
   EXPECT_NE(error_of(bench_with("m = 1\nn = 1\nk = 1\n[bench.measure]\nrounds = 0\n"))
                 .find("bench[0].measure.rounds: must be in [1, 64]"),
