@@ -6,7 +6,9 @@ import glob, json, lzma, os, statistics as st, sys
 print('| run | point | speedup | assay us@MHz, wall/sample, overruns | cuBLAS us@MHz, wall/sample, overruns |')
 print('|---|---|---|---|---|')
 for d in sys.argv[1:]:
-    for f in sorted(glob.glob(os.path.join(d, '*.json*'))):
+    files = sorted(f for f in glob.glob(os.path.join(d, '*.json*')) if 'sessions' not in os.path.basename(f))
+    for f in files:
+        label = os.path.basename(d) if len(files) == 1 else os.path.basename(f).split('.')[0][-16:]
         doc = json.load(lzma.open(f) if f.endswith('.xz') else open(f))
         by = {}
         for c in doc['cases']:
@@ -19,4 +21,4 @@ for d in sys.argv[1:]:
             if 'assay' not in b or 'cublas' not in b: continue
             a, c = b['assay'], b['cublas']
             fmt = lambda x: f'{x[0]:.2f}@{x[1]:.0f}, {x[2]:.0f} us, {x[3]} of {x[4]}'
-            print(f'| {os.path.basename(d)} | {dt} {n}³ | {c[0] / a[0]:.3f} | {fmt(a)} | {fmt(c)} |')
+            print(f'| {label} | {dt} {n}³ | {c[0] / a[0]:.3f} | {fmt(a)} | {fmt(c)} |')
