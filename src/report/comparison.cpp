@@ -25,6 +25,7 @@ struct Side {
   std::string failed_reason;          // the first check-failed or error record
   std::string skipped_reason;
   std::size_t order = 0;              // first appearance
+  std::set<double> gaps_us;           // the sample gaps its timed sessions kept (0: none)
 };
 using SideMap = std::map<std::string, Side>;
 
@@ -62,6 +63,7 @@ SideMap collect(const store::RunSet& set, const CompareOptions& o, const std::op
         if (s.skipped_reason.empty()) s.skipped_reason = c.reason;
       } else if (auto v = metric_samples(c, o.metric); !v.empty()) {
         s.samples.push_back(std::move(v));
+        s.gaps_us.insert(c.measurement->gap_us);
       } else if (s.skipped_reason.empty()) {
         s.skipped_reason = o.metric == Metric::time
                                ? "no samples"
@@ -185,9 +187,16 @@ Comparison compare_runs(const store::RunSet& base, const store::RunSet& cand, co
   for (const auto& [k, s] : c) cand_order.emplace_back(s.order, k);
   std::sort(cand_order.begin(), cand_order.end());
   std::set<std::string> base_used;
+  std::size_t gap_mismatches = 0;
+  std::set<double> base_gaps, cand_gaps;  // of the mismatched pairs
   for (const auto& [order, k] : cand_order) {
     const auto bk = partner(k, b);
     if (bk) base_used.insert(*bk);
+    if (bk && !b.at(*bk).gaps_us.empty() && !c.at(k).gaps_us.empty() && b.at(*bk).gaps_us != c.at(k).gaps_us) {
+      ++gap_mismatches;
+      base_gaps.insert(b.at(*bk).gaps_us.begin(), b.at(*bk).gaps_us.end());
+      cand_gaps.insert(c.at(k).gaps_us.begin(), c.at(k).gaps_us.end());
+    }
     out.cases.push_back(decide(k, bk ? &b.at(*bk) : nullptr, &c.at(k), o));
   }
   std::vector<std::pair<std::size_t, std::string>> gone;
@@ -208,6 +217,19 @@ Comparison compare_runs(const store::RunSet& base, const store::RunSet& cand, co
   if (gb != gc && !o.normalize_peak)
     out.notes.push_back("the base ran on " + joined(gb) + ", the candidate on " + joined(gc) +
                         ": cases are not compared across GPU models (--normalize peak compares % of peak)");
+  // Under a power cap the GPU's idle between samples sets its clock (docs/suite-format.md, Sample
+  // gap): a difference between such cases is partly the protocol's.
+  if (gap_mismatches > 0) {
+    const auto list = [](const std::set<double>& gaps) {
+      std::string s;
+      for (double g : gaps) s += fmt::format("{}{:g}", s.empty() ? "" : "/", g);
+      return s + " us";
+    };
+    out.notes.push_back(fmt::format(
+        "{} matched case{} measured with different sample gaps (base {}, candidate {}; suite gap_us, 0: none): "
+        "on a power-capped GPU the idle between samples moves the clock, so part of their difference is the protocol's",
+        gap_mismatches, gap_mismatches == 1 ? " was" : "s were", list(base_gaps), list(cand_gaps)));
+  }
   if (out.cases.empty()) throw InputError("no case to compare" + (o.filter.empty() ? "" : " matches --filter '" + o.filter + "'"));
   return out;
 }

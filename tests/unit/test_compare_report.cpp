@@ -67,6 +67,24 @@ TEST(Comparison, VerdictsNewGoneAndGeomean) {
   EXPECT_TRUE(c.notes.empty());
 }
 
+TEST(Comparison, NotesCasesMeasuredWithDifferentSampleGaps) {
+  Fixture f;
+  for (auto& doc : f.cand.sessions)
+    for (auto& c : doc.cases)
+      if (c.backend == "assay") c.measurement->gap_us = 150;
+  const Comparison c = compare_runs(f.base, f.cand, {});
+  ASSERT_EQ(c.notes.size(), 1u);
+  // The two assay cases are in both runs; cuBLAS's matched case has no gap on either side.
+  EXPECT_NE(c.notes[0].find("2 matched cases were measured with different sample gaps (base 0 us, candidate 150 us"),
+            std::string::npos)
+      << c.notes[0];
+  Fixture same;
+  for (auto* set : {&same.base, &same.cand})
+    for (auto& doc : set->sessions)
+      for (auto& c : doc.cases) c.measurement->gap_us = 150;
+  EXPECT_TRUE(compare_runs(same.base, same.cand, {}).notes.empty());
+}
+
 TEST(Comparison, DeterministicAcrossCalls) {
   Fixture f;
   const Comparison a = compare_runs(f.base, f.cand, {}), b = compare_runs(f.base, f.cand, {});
