@@ -122,7 +122,7 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
                    "measure each case of a point in N rounds, its backends alternating (A B B A ...); overrides the suite")
         ->check(CLI::Range(1, 64));
     app.add_option("--gap-us", flags->gap_us,
-                   "GPU idle kept between timed samples, microseconds, the same for every in-process backend; overrides the suite's gap_us")
+                   "GPU idle kept between timed samples, microseconds, the same for every in-process backend in cold, hot and graph mode; overrides the suite's gap_us")
         ->check(CLI::Range(0.0, 100000.0));
     app.add_option("--history", flags->history, "history database (default $ASSAY_HISTORY or .assay/history.db)");
     app.add_flag("--no-history", flags->no_history, "do not record this run in the history");

@@ -65,7 +65,7 @@ void DeviceContext::enqueue_clock_probe(int slot) {
 }
 
 void DeviceContext::set_sample_gap_ns(std::uint64_t ns) {
-  ASSAY_CUDA(cudaMemsetAsync(&block_state_->last_end_ns, 0, sizeof(unsigned long long), stream_));
+  ASSAY_CUDA(cudaMemsetAsync(block_state_, 0, sizeof(BlockState), stream_));
   gap_ns_ = ns;
   gap_overruns_ = 0;
 }

@@ -62,18 +62,18 @@ Sample GpuSampler::timed(Fn&& enqueue, double divide_by) {
   const bool gap = ctx_.sample_gap_ns() > 0;
   if (flush_before_ && !gap) ctx_.enqueue_l2_flush();
   ctx_.enqueue_block();
-  if (flush_before_ && gap) ctx_.enqueue_l2_flush();
-  ctx_.enqueue_clock_probe(0);
-  ASSAY_CUDA(cudaEventRecord(start_, ctx_.stream()));
   try {
+    if (flush_before_ && gap) ctx_.enqueue_l2_flush();
+    ctx_.enqueue_clock_probe(0);
+    ASSAY_CUDA(cudaEventRecord(start_, ctx_.stream()));
     enqueue();
     ASSAY_CUDA(cudaGetLastError());
+    ASSAY_CUDA(cudaEventRecord(stop_, ctx_.stream()));
+    ctx_.enqueue_clock_probe(1);
   } catch (...) {
     ctx_.release();  // never leave the stream blocked
     throw;
   }
-  ASSAY_CUDA(cudaEventRecord(stop_, ctx_.stream()));
-  ctx_.enqueue_clock_probe(1);
   ctx_.release();
   const double mhz = ctx_.finish_sample();
   float ms = 0;

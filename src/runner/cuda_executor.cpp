@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_context.hpp"
 #include "gpu/device_info.hpp"
@@ -16,7 +18,8 @@ class CudaExecutor final : public Executor {
   std::uint64_t free_memory() const override { return ctx_.free_memory(); }
   std::unique_ptr<measure::Sampler> sampler(const suite::MeasureConfig& cfg, Instance& inst,
                                             std::uint64_t device_bytes) override {
-    ctx_.set_sample_gap_ns(static_cast<std::uint64_t>(cfg.gap_us * 1e3 + 0.5));
+    // Rounded up: any gap asked for is kept, at least 1 ns.
+    ctx_.set_sample_gap_ns(static_cast<std::uint64_t>(std::ceil(cfg.gap_us * 1e3)));
     if (cfg.mode == "hot") return std::make_unique<measure::HotSampler>(ctx_, inst, device_bytes);
     if (cfg.mode == "graph")
       return std::make_unique<measure::GraphSampler>(ctx_, inst, device_bytes, cfg.graph_calls);

@@ -113,6 +113,9 @@ TEST(ColdSampler, KeepsTheSampleGapAndCountsOverruns) {
   gpu::DeviceContext ctx(0);
   suite::MeasureConfig c = config();
   c.max_samples = c.min_samples;  // exactly 50 samples
+  c.warmup_min_s = 0;             // elapsed_s is then the samples and the gaps
+  c.warmup_calls = 1;
+  c.throttle_threshold = 0;       // a dropped sample's back-off would overrun the next gap
   SpinInstance spin(100'000);
   const double plain = median_of("cold", ctx, 100'000);
 
