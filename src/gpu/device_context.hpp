@@ -29,8 +29,9 @@ class DeviceContext {
   // Probe `slot` (0 or 1) measures the SM clock at this point of the stream; probe 1 marks
   // the end of a sample (for the gap).
   void enqueue_clock_probe(int slot);
-  // After the stream is synchronized: throws if the blocking kernel timed out, and returns
-  // the mean SM clock of the two probes in MHz (0 if a probe saw no timer tick).
+  // After the stream is synchronized: throws if the blocking kernel timed out, counts the
+  // sample if it overran the gap, and returns the mean SM clock of the two probes in MHz (0 if
+  // a probe saw no timer tick).
   double finish_sample();
   // The GPU idle kept from the end of one sample to the next one's start (0: none); setting it
   // starts afresh: no gap before the next sample, no overruns counted.

@@ -24,8 +24,8 @@ class GpuSampler : public Sampler {
   std::uint64_t gap_overruns() const override { return ctx_.gap_overruns(); }
 
  protected:
-  // Blocks the stream, probes, records `start`, runs `enqueue`, records `stop`, probes,
-  // releases, and returns {elapsed ms, SM clock MHz}.
+  // Blocks the stream (after the L2 flush, or before it when a gap is kept), probes, records
+  // `start`, runs `enqueue`, records `stop`, probes, releases, and returns {elapsed ms, SM clock MHz}.
   template <class Fn>
   Sample timed(Fn&& enqueue, double divide_by);
   // Device time of one call, from a few event-timed calls (to size batches and graphs).
@@ -82,9 +82,9 @@ class HostSampler final : public GpuSampler {
   std::string mode() const override { return "host"; }
   Sample sample() override;
   double reference_sm_clock_mhz() const override { return 0; }
-  // Times the host's wall clock without the blocking kernel: no gap is kept.
+  // Times the host's wall clock without the blocking kernel: no gap is kept (and, finishing no
+  // sample through the device context, it counts no overruns).
   double sample_gap_us() const override { return 0; }
-  std::uint64_t gap_overruns() const override { return 0; }
 };
 
 }  // namespace assay::measure
