@@ -8,7 +8,7 @@ print('|---|---|---|---|---|')
 for d in sys.argv[1:]:
     files = sorted(f for f in glob.glob(os.path.join(d, '*.json*')) if 'sessions' not in os.path.basename(f))
     for f in files:
-        label = os.path.basename(d) if len(files) == 1 else os.path.basename(f).split('.')[0][-16:]
+        label = os.path.basename(os.path.normpath(d)) if len(files) == 1 else os.path.basename(f).split('.')[0][-16:]
         doc = json.load(lzma.open(f) if f.endswith('.xz') else open(f))
         by = {}
         for c in doc['cases']:
