@@ -192,10 +192,13 @@ Comparison compare_runs(const store::RunSet& base, const store::RunSet& cand, co
   for (const auto& [order, k] : cand_order) {
     const auto bk = partner(k, b);
     if (bk) base_used.insert(*bk);
-    if (bk && !b.at(*bk).gaps_us.empty() && !c.at(k).gaps_us.empty() && b.at(*bk).gaps_us != c.at(k).gaps_us) {
-      ++gap_mismatches;
-      base_gaps.insert(b.at(*bk).gaps_us.begin(), b.at(*bk).gaps_us.end());
-      cand_gaps.insert(c.at(k).gaps_us.begin(), c.at(k).gaps_us.end());
+    if (bk) {
+      const auto &bg = b.at(*bk).gaps_us, &cg = c.at(k).gaps_us;
+      if (!bg.empty() && !cg.empty() && bg != cg) {
+        ++gap_mismatches;
+        base_gaps.insert(bg.begin(), bg.end());
+        cand_gaps.insert(cg.begin(), cg.end());
+      }
     }
     out.cases.push_back(decide(k, bk ? &b.at(*bk) : nullptr, &c.at(k), o));
   }
