@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The BENCHMARKS.md table of a gemm-hopper.toml record: one row per point with both sides'
+"""The bench/README.md table of a gemm-hopper.toml record: one row per point with both sides'
 median of session medians, the speedup (cuBLAS / assay), TFLOP/s, the median SM clocks and the
 kernel assay picked. Reads the record folder as assay wrote it (plain or .xz JSON).
 
-    bench/scripts/record_table.py bench/results/h100/gemm-hopper-untagged-<stamp>-x3
+    bench/scripts/record_table.py bench/results/h100/gemm-hopper/v17a-x3
 """
 import glob
 import json

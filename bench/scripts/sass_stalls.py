@@ -3,8 +3,9 @@
 
 Input: the CSV of `ncu --import R.ncu-rep --page source --print-source sass --csv` for a report
 taken with `--section SourceCounters`. Prints the stall reasons over all samples, the share of
-the samples per opcode with its largest reasons (the per-opcode tables of bench/notes/gemm.md),
-then every instruction holding at least THRESHOLD of the samples, with its top three reasons.
+the samples per opcode with its largest reasons (the per-opcode tables of the GEMM notebook, v5b-v6,
+in git history: bench/ARCHIVE.md), then every instruction holding at least THRESHOLD of the
+samples, with its top three reasons.
 Usage: sass_stalls.py PAGE.csv [THRESHOLD=0.005]
 """
 import csv

@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "suite/suite.hpp"
 #include "workloads/workload.hpp"
 
 namespace assay::adapter {
@@ -18,12 +17,22 @@ struct TensorFile {
   std::vector<std::int64_t> shape;
 };
 
+// How the adapter is to measure: the case's mode, warm-up and stopping criterion
+// (measure::Method and measure::Criterion, which this layer is below).
+struct MeasureRequest {
+  std::string mode = "cold";  // cold | hot | graph | host
+  std::uint64_t warmup_calls = 3;
+  double warmup_min_s = 0.05;
+  std::uint64_t min_samples = 20, max_samples = 5000;
+  double min_time_s = 0.3, target_rel_ci = 0.01, timeout_s = 15.0;
+};
+
 struct CaseRequest {
   std::string backend, variant, workload, dtype, purpose;  // purpose: "check" or "measure"
   Params params;
   std::uint64_t seed = 0;
   std::string device;  // "0", "1", ... or "cpu"
-  suite::MeasureConfig measure;
+  MeasureRequest measure;
   std::vector<TensorFile> inputs;
   TensorFile output;
 };

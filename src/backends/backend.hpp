@@ -48,6 +48,11 @@ class Backend {
 };
 
 const Backend* find_backend(const std::string& name);
+// The backends built into this binary, then those a program added (add_backends).
 std::vector<const Backend*> all_backends();
+std::vector<const Backend*> built_backends();
+// Adds backends for the rest of the process, before anything is planned: the test binary's
+// planted-fault backends (tests/backends) are never part of the release binary.
+void add_backends(const std::vector<const Backend*>& backends);
 
 }  // namespace assay

@@ -103,7 +103,8 @@ std::unique_ptr<Instance> ExternalBackend::instantiate(const Problem&, const std
 
 ExternalBackend::Result ExternalBackend::run(const Problem& problem, const std::vector<HostTensor>& inputs,
                                              const std::string& purpose, const std::string& device,
-                                             const suite::MeasureConfig& measure, std::uint64_t seed) const {
+                                             const adapter::MeasureRequest& measure, double timeout_s,
+                                             std::uint64_t seed) const {
   const std::vector<std::string> argv = command();
   TempDir dir;
   adapter::CaseRequest req;
@@ -131,7 +132,7 @@ ExternalBackend::Result ExternalBackend::run(const Problem& problem, const std::
   req.output = tensor_file(problem.output_name(), out_path, out);
 
   SubprocessLimits limits;
-  limits.timeout_s = measure.adapter_timeout_s;
+  limits.timeout_s = timeout_s;
   const SubprocessResult proc = run_subprocess(argv, adapter::case_json(req), limits);
   const std::string who = "adapter '" + argv[0] + (argv.size() > 1 ? " " + argv[1] : "") + "'";
   if (!proc.started) throw InternalError(who + ": " + proc.error);

@@ -33,10 +33,12 @@ class ExternalBackend final : public Backend {
     HostTensor output;
     AdapterRecord record;
   };
-  // One adapter call for `purpose` ("check" or "measure"). Throws SkipError when the adapter
-  // reports its stack unavailable, InternalError with the reason for every other failure.
+  // One adapter call for `purpose` ("check" or "measure"), killed after timeout_s. Throws
+  // SkipError when the adapter reports its stack unavailable, InternalError with the reason for
+  // every other failure.
   Result run(const Problem& problem, const std::vector<HostTensor>& inputs, const std::string& purpose,
-             const std::string& device, const suite::MeasureConfig& measure, std::uint64_t seed) const;
+             const std::string& device, const adapter::MeasureRequest& measure, double timeout_s,
+             std::uint64_t seed) const;
 
   std::vector<std::string> command() const;  // resolved; throws SkipError when there is none
   const std::string& variant() const { return spec_.variant; }

@@ -1,6 +1,5 @@
 #include "backends/cpu_gemm.hpp"
 #include "backends/external_backend.hpp"
-#include "backends/test_backends.hpp"
 #ifdef ASSAY_HAVE_CUDA
 #include "backends/assay_backend.hpp"
 #include "backends/cublaslt_mlp.hpp"
@@ -20,12 +19,26 @@ std::vector<const Backend*> with_external(std::vector<const Backend*> native) {
     return v;
   }();
   for (const auto& b : external) native.push_back(&b);
-  for (const Backend* b : test_backends()) native.push_back(b);
   return native;
+}
+
+std::vector<const Backend*>& added_backends() {
+  static std::vector<const Backend*> added;
+  return added;
 }
 }  // namespace
 
+void add_backends(const std::vector<const Backend*>& backends) {
+  for (const Backend* b : backends) added_backends().push_back(b);
+}
+
 std::vector<const Backend*> all_backends() {
+  std::vector<const Backend*> v = built_backends();
+  v.insert(v.end(), added_backends().begin(), added_backends().end());
+  return v;
+}
+
+std::vector<const Backend*> built_backends() {
   static const CpuGemmBackend cpu;
 #ifdef ASSAY_HAVE_CUDA
   static const AssayBackend assay_kernels;

@@ -17,4 +17,8 @@ Action add_compare_command(CLI::App& app);
 Action add_history_command(CLI::App& app);
 Action add_doctor_command(CLI::App& app);
 
+// The whole command line (app.cpp): what the assay executable's main() calls, and the test
+// binary's too (tests/backends), which adds the planted-fault backends first.
+int run_cli(int argc, char** argv);
+
 }  // namespace assay::cli

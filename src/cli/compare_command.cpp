@@ -5,8 +5,8 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "report/compare_outputs.hpp"
-#include "report/comparison.hpp"
-#include "report/gate.hpp"
+#include "compare/comparison.hpp"
+#include "compare/gate.hpp"
 #include "store/history_db.hpp"
 #include "store/run_set.hpp"
 
@@ -18,12 +18,12 @@ struct CompareFlags {
   std::vector<std::string> fail_on;
   std::string markdown, junit, bmf, csv;
   double floor_pct = 2.0;
-  report::CompareOptions options;
+  compare::CompareOptions options;
   bool quiet = false;
 };
 
 stats::Verdict verdict_flag(const std::string& flag, const std::string& value) {
-  const auto v = report::parse_verdict(value);
+  const auto v = compare::parse_verdict(value);
   if (!v) throw InputError(flag + " '" + value + "': use faster, slower, same, ambiguous, new or gone");
   return *v;
 }
@@ -63,25 +63,25 @@ Action add_compare_command(CLI::App& app) {
     if (!(th.confidence > 0 && th.confidence < 1)) throw InputError("--confidence: a probability in (0, 1)");
     if (th.resamples < 100) throw InputError("--resamples: at least 100");
     th.floor = f->floor_pct / 100.0;
-    f->options.metric = *report::parse_metric(f->metric);
+    f->options.metric = *compare::parse_metric(f->metric);
     f->options.normalize_peak = f->normalize == "peak";
     f->options.filter = f->filter;
-    report::GateRules rules;
+    compare::GateRules rules;
     for (const auto& v : f->fail_on) rules.fail_on.insert(verdict_flag("--fail-on", v));
     if (!f->require.empty()) rules.require = verdict_flag("--require", f->require);
 
     const std::string history = store::history_path(f->history);
     const store::RunSet base = store::load_run_set(f->base, history);
     const store::RunSet cand = store::load_run_set(f->cand, history);
-    const report::Comparison c = report::compare_runs(base, cand, f->options);
-    const report::GateResult gate = report::apply_gate(c, rules);
+    const compare::Comparison c = compare::compare_runs(base, cand, f->options);
+    const compare::GateResult gate = compare::apply_gate(c, rules);
 
     if (!f->markdown.empty()) write_file_atomically(f->markdown, report::comparison_markdown(c, gate));
     if (!f->junit.empty()) write_file_atomically(f->junit, report::comparison_junit(c, rules));
     if (!f->bmf.empty()) write_file_atomically(f->bmf, report::comparison_bmf(c));
     if (!f->csv.empty()) write_file_atomically(f->csv, report::comparison_csv(c));
     if (f->quiet) {
-      std::cout << report::comparison_summary_line(c) << "\n" << (gate.passed ? "gate: pass\n" : "gate: FAIL\n");
+      std::cout << compare::comparison_summary_line(c) << "\n" << (gate.passed ? "gate: pass\n" : "gate: FAIL\n");
       for (const auto& r : gate.reasons) std::cout << "  " << r << "\n";
     } else {
       std::cout << report::comparison_table(c, gate);

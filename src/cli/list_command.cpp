@@ -3,7 +3,7 @@
 #include "backends/backend.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
-#include "runner/executor.hpp"
+#include "measure/executor.hpp"
 #include "workloads/workload.hpp"
 
 namespace assay::cli {
@@ -28,10 +28,10 @@ Action add_list_command(CLI::App& app) {
     }
     std::cout << "devices:\n  cpu  host CPU\n";
     std::string why;
-    const int n = runner::cuda_devices(&why);
+    const int n = measure::cuda_devices(&why);
     if (n == 0) std::cout << "  no CUDA device: " << why << "\n";
     for (int i = 0; i < n; ++i) {
-      const auto ex = runner::make_cuda_executor(i);
+      const auto ex = measure::make_cuda_executor(i);
       const auto& d = ex->device();
       std::cout << "  " << i << "  " << d.name << "  " << sm_name(d.compute_capability) << ", " << d.sm_count << " SMs, "
                 << (d.memory_bytes >> 20) << " MiB, L2 " << (d.l2_bytes >> 20) << " MiB, max SM clock "

@@ -3,38 +3,38 @@
 #include <chrono>
 #include <thread>
 
-#include "measure/stopping_rule.hpp"
+
 
 namespace assay::measure {
 
-MeasurementRecord run_measurement(Sampler& sampler, const suite::MeasureConfig& cfg) {
+MeasurementRecord run_measurement(Sampler& sampler, const Method& method, const Criterion& criterion) {
   using Clock = std::chrono::steady_clock;
   // Idle first, outside every budget: a power-capped GPU that just ran another case is hotter,
   // and the case would start at a lower clock for it.
-  if (cfg.cooldown_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(cfg.cooldown_s));
+  if (method.cooldown_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(method.cooldown_s));
   const auto start = Clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
 
   MeasurementRecord rec;
   rec.mode = sampler.mode();
   // Warm-up: module loading, handle creation and clock ramp-up stay out of the samples.
-  while (rec.warmup_calls < cfg.warmup_calls || elapsed() < cfg.warmup_min_s) {
+  while (rec.warmup_calls < method.warmup.calls || elapsed() < method.warmup.min_s) {
     sampler.warmup_call();
     ++rec.warmup_calls;
-    if (elapsed() >= cfg.timeout_s / 2) break;  // a very slow call keeps its budget for samples
+    if (elapsed() >= criterion.timeout_s / 2) break;  // a very slow call keeps its budget for samples
   }
 
   const double reference_mhz = sampler.reference_sm_clock_mhz();
   const std::optional<double> energy_start = sampler.energy_counter_j();
   const double energy_t0 = elapsed();
-  StoppingRule rule(cfg);
+  StoppingRule rule(criterion);
   for (;;) {
     const Sample s = sampler.sample();
     const bool throttled = reference_mhz > 0 && s.sm_clock_mhz > 0 &&
-                           s.sm_clock_mhz < cfg.throttle_threshold * reference_mhz;
+                           s.sm_clock_mhz < method.throttle.threshold * reference_mhz;
     if (throttled) {
       ++rec.dropped_throttled;
-      std::this_thread::sleep_for(std::chrono::duration<double>(cfg.throttle_backoff_s));
+      std::this_thread::sleep_for(std::chrono::duration<double>(method.throttle.backoff_s));
     } else {
       rec.samples_ns.push_back(s.ns);
       if (reference_mhz > 0) rec.sm_clock_mhz.push_back(s.sm_clock_mhz);  // aligned with samples_ns; 0: no tick seen

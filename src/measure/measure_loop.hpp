@@ -1,13 +1,14 @@
 #pragma once
 #include "core/results.hpp"
+#include "measure/criterion.hpp"
+#include "measure/method.hpp"
 #include "measure/sampler.hpp"
-#include "suite/suite.hpp"
 
 namespace assay::measure {
 
-// Warm-up, then samples until the stopping rule says stop. Samples taken while the SM clock
-// was under throttle_threshold x the reference clock are dropped, and the loop backs off
-// for throttle_backoff_s before the next one. Raw samples are kept in the record.
-MeasurementRecord run_measurement(Sampler& sampler, const suite::MeasureConfig& cfg);
+// Cool-down and warm-up as the method says, then samples until the criterion stops. Samples
+// taken while the SM clock was under the throttle threshold x the reference clock are dropped,
+// and the loop backs off before the next one. Raw samples are kept in the record.
+MeasurementRecord run_measurement(Sampler& sampler, const Method& method, const Criterion& criterion);
 
 }  // namespace assay::measure

@@ -7,10 +7,17 @@
 #include <string>
 #include <utility>
 
-#include "report/comparison.hpp"
-#include "report/gate.hpp"
+#include "compare/comparison.hpp"
+#include "compare/gate.hpp"
 
 namespace assay::report {
+
+// The renderers below draw the comparison's types (compare/comparison.hpp, compare/gate.hpp).
+using compare::CaseComparison;
+using compare::Comparison;
+using compare::GateResult;
+using compare::GateRules;
+using compare::Metric;
 
 // A value of the compared metric with its unit: "29.79 us", "576.8 TFLOP/s", "53.9% of peak".
 std::string metric_value_text(double value, Metric m);

@@ -17,7 +17,7 @@ std::string time_us(double ns) { return fmt::format("{:.2f}", ns / 1e3); }
 
 // The median SM clock of a case's kept samples (the sampler's clock probe), or "-" without one:
 // from 4096^3 up a GEMM runs under the power cap, and two kernels' times differ by their clocks
-// as much as by their cycles (bench/notes/gemm.md, v9).
+// as much as by their cycles (docs/measurement-notes.md, v9).
 std::string sm_clock(const CaseRecord& c) {
   return sm_clock_text(c.measurement ? median_sm_clock_mhz(c.measurement->sm_clock_mhz) : 0);
 }

@@ -81,8 +81,8 @@ MeasurementRecord merge_measurements(const std::vector<const MeasurementRecord*>
 
 }  // namespace
 
-suite::MeasureConfig round_config(const suite::MeasureConfig& m, const CaseRound& round) {
-  suite::MeasureConfig r = m;
+measure::Criterion round_criterion(const measure::Criterion& m, const CaseRound& round) {
+  measure::Criterion r = m;
   const std::uint64_t rounds = round.count;
   if (rounds <= 1) return r;
   r.min_samples = share(m.min_samples, rounds);

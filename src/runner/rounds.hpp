@@ -1,7 +1,7 @@
 #pragma once
 // Measuring a point's cases in rounds (suite `rounds` > 1). Under a power cap the SM clock wanders
 // over seconds, so two backends measured one after the other see different chips: whichever ran in
-// the better stretch wins by it (bench/notes/gemm.md, v13: up to ~1.5% in one test). In rounds,
+// the better stretch wins by it (docs/measurement-notes.md, v13: up to ~1.5% in one test). In rounds,
 // each case is measured in `rounds` parts with its budgets shared out, and the point's backends
 // alternate between parts, forward then backward (A B, B A, A B, ...). Over each forward/backward
 // pair every backend's positions have the same mean, so a drift linear over the point cancels;
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/results.hpp"
-#include "suite/suite.hpp"
+#include "measure/criterion.hpp"
 
 namespace assay::runner {
 
@@ -26,11 +26,11 @@ struct CaseRound {
   bool last() const { return index + 1 == count; }
 };
 
-// The measurement settings of one round: the sample counts and the time budgets (min_time_s,
-// timeout_s) divided evenly over round.count (counts rounded up), min_samples raised to
-// round.min_samples (up to the round's max_samples); warm-up and cool-down are per round, since
-// each round starts the case afresh.
-suite::MeasureConfig round_config(const suite::MeasureConfig& m, const CaseRound& round);
+// The criterion of one round: the sample counts and the time budgets (min_time_s, timeout_s)
+// divided evenly over round.count (counts rounded up), min_samples raised to round.min_samples
+// (up to the round's max_samples). The method's warm-up and cool-down are per round, since each
+// round starts the case afresh.
+measure::Criterion round_criterion(const measure::Criterion& c, const CaseRound& round);
 
 // The order of a point's n cases in round r (from 0): forward in even rounds, backward in odd ones.
 std::vector<std::size_t> round_order(std::size_t n, std::uint64_t round);

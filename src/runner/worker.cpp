@@ -11,21 +11,13 @@
 #include <filesystem>
 #include <iostream>
 #include <iterator>
-#include <nlohmann/json.hpp>
 
 #include "backends/backend.hpp"
 #include "backends/subprocess.hpp"
+#include "core/error.hpp"
+#include "runner/execute.hpp"
 
 namespace assay::runner {
-
-using nlohmann::json;
-
-double case_timeout_s(const PlannedCase& pc) {
-  const auto& m = pc.bench->measure;
-  if (m.case_timeout_s > 0) return m.case_timeout_s;
-  if (find_backend(pc.backend)->target() == Target::external) return 2 * m.adapter_timeout_s + 30;
-  return 3 * m.timeout_s + 60;
-}
 
 namespace {
 
@@ -42,7 +34,7 @@ std::string find_compute_sanitizer() {
 }
 
 // The worker once more under `tool`; its findings (the ERROR SUMMARY and the first error).
-std::string sanitize(const std::string& sanitizer, const std::string& tool, const std::string& self,
+std::string run_sanitizer(const std::string& sanitizer, const std::string& tool, const std::string& self,
                      const std::string& request, double timeout_s, bool* clean) {
   const std::string log = (std::filesystem::temp_directory_path() /
                            ("assay-sanitizer-" + std::to_string(::getpid()) + "-" + tool + ".log"))
@@ -76,27 +68,17 @@ std::string sanitize(const std::string& sanitizer, const std::string& tool, cons
 
 }  // namespace
 
-CaseRecord run_case_in_worker(const PlannedCase& pc, const RunOptions& opt, const CaseRecord& planned,
-                              const CaseRound& round) {
-  const json request = {{"suite", opt.suite_path},
-                        {"case", pc.id},
-                        {"device", opt.device},
-                        {"mode", opt.mode ? json(*opt.mode) : json(nullptr)},
-                        {"gap_us", opt.gap_us ? json(*opt.gap_us) : json(nullptr)},
-                        {"seed", opt.seed},
-                        {"check_only", opt.check_only},
-                        {"round", round.index},
-                        {"rounds", round.count},
-                        {"round_min_samples", round.min_samples}};
+CaseRecord run_case_in_worker(const verify::ResolvedCase& rc, double timeout_s, bool sanitize) {
+  const std::string request = verify::to_json_text(rc);
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
   SubprocessLimits limits;
-  limits.timeout_s = case_timeout_s(pc);
+  limits.timeout_s = timeout_s;
   limits.max_stdout_bytes = 256u << 20;  // raw samples of a long case
   limits.stderr_tail_bytes = 4000;
-  const SubprocessResult r = run_subprocess({self, "__worker"}, request.dump(), limits);
+  const SubprocessResult r = run_subprocess({self, "__worker"}, request, limits);
 
-  CaseRecord rec = planned;
-  if (find_backend(pc.backend)->target() != Target::cpu && opt.device != "cpu") rec.device_index = std::stoi(opt.device);
+  CaseRecord rec = verify::planned_record(rc);
+  if (find_backend(rc.backend)->target() != Target::cpu && rc.device != "cpu") rec.device_index = std::stoi(rc.device);
   if (!r.started) {
     rec.status = CaseStatus::error;
     rec.reason = "cannot start the worker: " + r.error;
@@ -112,9 +94,9 @@ CaseRecord run_case_in_worker(const PlannedCase& pc, const RunOptions& opt, cons
   }
   if (r.exit_code == 0 && !r.stdout_overflow) {
     try {
-      rec = parse_case_json(r.out, "worker of " + pc.id);
+      rec = parse_case_json(r.out, "worker of " + rc.id);
       rec.worker_wall_s = r.wall_s;
-      if (opt.sanitize && opt.check_only && find_backend(pc.backend)->target() == Target::cuda) {
+      if (sanitize && rc.check_only && find_backend(rc.backend)->target() == Target::cuda) {
         const std::string sanitizer = find_compute_sanitizer();
         if (sanitizer.empty()) {
           rec.sanitizer["compute-sanitizer"] = "not found (PATH, /usr/local/cuda/bin): not run";
@@ -122,7 +104,7 @@ CaseRecord run_case_in_worker(const PlannedCase& pc, const RunOptions& opt, cons
         }
         for (const std::string tool : {"memcheck", "racecheck"}) {
           bool clean = true;
-          rec.sanitizer[tool] = sanitize(sanitizer, tool, self, request.dump(), 10 * limits.timeout_s, &clean);
+          rec.sanitizer[tool] = run_sanitizer(sanitizer, tool, self, request, 10 * limits.timeout_s, &clean);
           if (!clean && rec.status == CaseStatus::ok) {
             rec.status = CaseStatus::check_failed;
             rec.reason = "compute-sanitizer " + tool + ": " + rec.sanitizer[tool];
@@ -145,31 +127,10 @@ CaseRecord run_case_in_worker(const PlannedCase& pc, const RunOptions& opt, cons
 int worker_main() {
   try {
     const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-    const json req = json::parse(text);
-    RunOptions opt;
-    opt.suite_path = req.at("suite").get<std::string>();
-    opt.device = req.at("device").get<std::string>();
-    if (!req.at("mode").is_null()) opt.mode = req.at("mode").get<std::string>();
-    if (req.contains("gap_us") && !req.at("gap_us").is_null()) opt.gap_us = req.at("gap_us").get<double>();
-    opt.seed = req.at("seed").get<std::uint64_t>();
-    opt.check_only = req.at("check_only").get<bool>();
-    opt.isolate = false;
-    CaseRound round;
-    round.index = req.value("round", std::uint64_t{0});
-    round.count = req.value("rounds", std::uint64_t{1});
-    round.min_samples = req.value("round_min_samples", std::uint64_t{0});
-    const std::string id = req.at("case").get<std::string>();
-    const suite::Suite s = suite::load_suite(opt.suite_path);
-    for (const auto& pc : plan_cases(s, std::nullopt)) {
-      if (pc.id != id) continue;
-      Executors ex = make_executors(opt, {pc});
-      CaseRecord rec = make_planned_record(pc);
-      execute_case(pc, opt, ex, rec, round);
-      std::cout << case_to_json_text(rec) << std::flush;
-      return 0;
-    }
-    std::cerr << "assay worker: case '" << id << "' is not in " << opt.suite_path << "\n";
-    return 4;
+    const verify::ResolvedCase rc = verify::parse_resolved_case(text, "worker request");
+    Executors ex = make_executors(rc.device, true, needs_cuda({rc.backend}));
+    std::cout << case_to_json_text(execute_case(rc, ex)) << std::flush;
+    return 0;
   } catch (const std::exception& e) {
     std::cerr << "assay worker: " << e.what() << "\n";
     return 4;

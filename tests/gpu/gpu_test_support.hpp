@@ -4,11 +4,11 @@
 
 #include <string>
 
-#include "runner/executor.hpp"
+#include "measure/executor.hpp"
 
 #define ASSAY_REQUIRE_GPU()                                                        \
   do {                                                                             \
     std::string assay_why_;                                                        \
-    if (::assay::runner::cuda_devices(&assay_why_) == 0)                           \
+    if (::assay::measure::cuda_devices(&assay_why_) == 0)                           \
       GTEST_SKIP() << "skipped: no CUDA device (" << assay_why_ << ")";            \
   } while (0)

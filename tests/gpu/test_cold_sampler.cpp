@@ -27,11 +27,16 @@ class SpinInstance final : public Instance {
   unsigned long long ns_;
 };
 
-suite::MeasureConfig config() {
-  suite::MeasureConfig c;
-  c.min_samples = 50;
-  c.min_time_s = 0.05;
-  c.timeout_s = 5;
+struct Settings {
+  measure::Method method;
+  measure::Criterion criterion;
+};
+
+Settings config() {
+  Settings c;
+  c.criterion.min_samples = 50;
+  c.criterion.min_time_s = 0.05;
+  c.criterion.timeout_s = 5;
   return c;
 }
 }  // namespace
@@ -45,7 +50,7 @@ double median_of(const std::string& mode, gpu::DeviceContext& ctx, unsigned long
   if (mode == "hot") sampler = std::make_unique<measure::HotSampler>(ctx, spin, 0);
   if (mode == "graph") sampler = std::make_unique<measure::GraphSampler>(ctx, spin, 0, 16);
   if (mode == "host") sampler = std::make_unique<measure::HostSampler>(ctx, spin);
-  auto rec = measure::run_measurement(*sampler, config());
+  auto rec = measure::run_measurement(*sampler, config().method, config().criterion);
   const double median = stats::summarize(rec.samples_ns).median;
   if (rec_out) *rec_out = std::move(rec);
   return median;
@@ -100,7 +105,7 @@ TEST(HostSampler, IncludesTheCallAndTheSync) {
   gpu::DeviceContext ctx(0);
   SpinInstance spin(100'000);
   measure::HostSampler host(ctx, spin);
-  const auto s = stats::summarize(measure::run_measurement(host, config()).samples_ns);
+  const auto s = stats::summarize(measure::run_measurement(host, config().method, config().criterion).samples_ns);
   EXPECT_GE(s.median, 100'000);
   EXPECT_LT(s.median, 200'000);
 }
@@ -111,17 +116,17 @@ TEST(HostSampler, IncludesTheCallAndTheSync) {
 TEST(ColdSampler, KeepsTheSampleGapAndCountsOverruns) {
   ASSAY_REQUIRE_GPU();
   gpu::DeviceContext ctx(0);
-  suite::MeasureConfig c = config();
-  c.max_samples = c.min_samples;  // exactly 50 samples
-  c.warmup_min_s = 0;             // elapsed_s is then the samples and the gaps
-  c.warmup_calls = 1;
-  c.throttle_threshold = 0;       // a dropped sample's back-off would overrun the next gap
+  Settings c = config();
+  c.criterion.max_samples = c.criterion.min_samples;  // exactly 50 samples
+  c.method.warmup.min_s = 0;             // elapsed_s is then the samples and the gaps
+  c.method.warmup.calls = 1;
+  c.method.throttle.threshold = 0;     // a dropped sample's back-off would overrun the next gap
   SpinInstance spin(100'000);
   const double plain = median_of("cold", ctx, 100'000);
 
   ctx.set_sample_gap_ns(2'000'000);
   measure::ColdSampler gapped(ctx, spin);
-  const auto rec = measure::run_measurement(gapped, c);
+  const auto rec = measure::run_measurement(gapped, c.method, c.criterion);
   ASSERT_EQ(rec.samples_ns.size(), 50u);
   EXPECT_EQ(rec.gap_us, 2000.0);
   EXPECT_GE(rec.elapsed_s, 49 * 2e-3) << "the 49 gaps alone take 98 ms";
@@ -130,13 +135,13 @@ TEST(ColdSampler, KeepsTheSampleGapAndCountsOverruns) {
 
   ctx.set_sample_gap_ns(1'000);  // 1 us: shorter than any host turnaround
   measure::ColdSampler tight(ctx, spin);
-  const auto over = measure::run_measurement(tight, c);
+  const auto over = measure::run_measurement(tight, c.method, c.criterion);
   EXPECT_GE(over.gap_overruns, 45u);
   EXPECT_EQ(over.gap_us, 1.0);
 
   ctx.set_sample_gap_ns(0);
   measure::ColdSampler none(ctx, spin);
-  const auto off = measure::run_measurement(none, c);
+  const auto off = measure::run_measurement(none, c.method, c.criterion);
   EXPECT_EQ(off.gap_us, 0.0);
   EXPECT_EQ(off.gap_overruns, 0u);
 }

@@ -2,7 +2,7 @@
 // some SMs, its CTAs and clusters land on whatever SMs are free, and with few free they run one after
 // another on the same SMs. Every tile must still be computed once, bit for bit as when the GEMM runs
 // alone (a tile's result does not depend on which CTA computes it). Guards any tile scheduler that
-// looks at where its CTAs run (bench/notes/gemm.md, v10: one that dealt tiles by L2 side).
+// looks at where its CTAs run (docs/kernels/hopper-gemm.md, v10: one that dealt tiles by L2 side).
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/executor.hpp"
+#include "measure/executor.hpp"
 
 namespace assay::test {
 
@@ -23,18 +23,25 @@ struct CliResult {
 // The assay binary beside this test executable, and the source tree: the configured one when
 // it exists, else the working directory (on the GPU machine the tree is copied elsewhere).
 inline std::string assay_bin() { return (fs::read_symlink("/proc/self/exe").parent_path() / "assay").string(); }
+// The same command line with the planted-fault backends added (tests/backends): the release
+// binary does not hold them.
+inline std::string assay_testbed_bin() {
+  return (fs::read_symlink("/proc/self/exe").parent_path() / "assay-testbed").string();
+}
 inline std::string source_dir() {
   return fs::exists(ASSAY_SOURCE_DIR "/suites") ? ASSAY_SOURCE_DIR : fs::current_path().string();
 }
 
 inline bool have_gpu() {
   std::string why;
-  return runner::cuda_devices(&why) > 0;
+  return measure::cuda_devices(&why) > 0;
 }
 
 // `env` is a prefix of VAR='value' assignments (test-controlled, never case data).
 inline CliResult run_assay(const std::string& args, const std::string& env = "") {
-  const std::string cmd = "cd " + source_dir() + " && " + env + " " + assay_bin() + " " + args + " 2>&1";
+  const bool faults = env.find("ASSAY_TEST_BACKENDS=1") != std::string::npos;
+  const std::string cmd =
+      "cd " + source_dir() + " && " + env + " " + (faults ? assay_testbed_bin() : assay_bin()) + " " + args + " 2>&1";
   CliResult r{-1, {}};
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf{};

@@ -8,11 +8,12 @@
 #include "core/error.hpp"
 #include "compare_test_samples.hpp"
 #include "report/compare_outputs.hpp"
-#include "report/comparison.hpp"
-#include "report/gate.hpp"
+#include "compare/comparison.hpp"
+#include "compare/gate.hpp"
 
 using namespace assay;
 using namespace assay::report;
+using namespace assay::compare;
 using assay::stats::Verdict;
 using assay::test::doc_on;
 using assay::test::kH100;

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/results.hpp"
 #include "runner/merge.hpp"
+#include "verify/resolved_case.hpp"
 
 using namespace assay;
 using namespace assay::test;
@@ -178,4 +179,37 @@ TEST(Isolation, SanitizedCheckReportsPerCase) {
     EXPECT_NE(c.sanitizer.at("racecheck").find("(0 errors"), std::string::npos) << c.sanitizer.at("racecheck");
   }
   fs::remove_all(out);
+}
+
+// A worker gets the resolved case and nothing else: the request names no suite, and the worker
+// measures exactly what it says (here a shape no shipped suite has).
+TEST(Isolation, TheWorkerRunsTheResolvedCaseWithoutTheSuite) {
+  const fs::path dir = fresh_dir("worker-request");
+  fs::create_directories(dir);
+  verify::ResolvedCase rc;
+  rc.id = "w/cpu/f32/k=7,m=5,n=3";
+  rc.bench = "w";
+  rc.workload = "gemm";
+  rc.backend = "cpu";
+  rc.dtype = "f32";
+  rc.params = rc.check_params = {{"m", 5}, {"n", 3}, {"k", 7}};
+  rc.method.warmup = {1, 0};
+  rc.criterion = {4, 8, 0, 0.5, 5};
+  rc.device = "cpu";
+  write_file_atomically((dir / "request.json").string(), verify::to_json_text(rc));
+  const auto r = run_assay("__worker < " + (dir / "request.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const CaseRecord rec = parse_case_json(r.out, "worker");
+  EXPECT_EQ(rec.id, rc.id);
+  EXPECT_EQ(rec.status, CaseStatus::ok) << rec.reason;
+  ASSERT_TRUE(rec.measurement && rec.check);
+  EXPECT_EQ(rec.check->shape, "k=7,m=5,n=3");
+  EXPECT_GE(rec.measurement->samples_ns.size(), 4u);
+  EXPECT_LE(rec.measurement->samples_ns.size(), 8u);
+  // A request that is not a resolved case is refused with the field, exit 4.
+  write_file_atomically((dir / "bad.json").string(), R"({"suite": "suites/gemm.toml", "case": "x"})");
+  const auto bad = run_assay("__worker < " + (dir / "bad.json").string());
+  EXPECT_EQ(bad.code, 4);
+  EXPECT_NE(bad.out.find("resolved case, field 'id'"), std::string::npos) << bad.out;
+  fs::remove_all(dir);
 }

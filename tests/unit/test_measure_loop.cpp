@@ -3,7 +3,7 @@
 #include <chrono>
 
 #include "measure/measure_loop.hpp"
-#include "measure/stopping_rule.hpp"
+#include "measure/criterion.hpp"
 
 using namespace assay;
 using namespace assay::measure;
@@ -26,16 +26,22 @@ class ScriptedSampler final : public Sampler {
   std::size_t next_ = 0;
 };
 
-suite::MeasureConfig quick() {
-  suite::MeasureConfig c;
-  c.warmup_calls = 2;
-  c.warmup_min_s = 0;
-  c.min_samples = 10;
-  c.max_samples = 1000;
-  c.min_time_s = 0;
-  c.target_rel_ci = 0.01;
-  c.timeout_s = 5;
-  c.throttle_backoff_s = 0;
+// The measurement settings of a test: a method and a criterion.
+struct Settings {
+  Method method;
+  Criterion criterion;
+};
+
+Settings quick() {
+  Settings c;
+  c.method.warmup.calls = 2;
+  c.method.warmup.min_s = 0;
+  c.criterion.min_samples = 10;
+  c.criterion.max_samples = 1000;
+  c.criterion.min_time_s = 0;
+  c.criterion.target_rel_ci = 0.01;
+  c.criterion.timeout_s = 5;
+  c.method.throttle.backoff_s = 0;
   return c;
 }
 }  // namespace
@@ -49,18 +55,18 @@ TEST(MeasureLoop, RecordsTheSamplersGapAndItsOverruns) {
     double sample_gap_us() const override { return 150; }
     std::uint64_t gap_overruns() const override { return 3; }
   } gapped;
-  const auto rec = run_measurement(gapped, quick());
+  const auto rec = run_measurement(gapped, quick().method, quick().criterion);
   EXPECT_EQ(rec.gap_us, 150.0);
   EXPECT_EQ(rec.gap_overruns, 3u);
   ScriptedSampler plain({{100, 0}}, 0);
-  const auto none = run_measurement(plain, quick());
+  const auto none = run_measurement(plain, quick().method, quick().criterion);
   EXPECT_EQ(none.gap_us, 0.0);
   EXPECT_EQ(none.gap_overruns, 0u);
 }
 
 TEST(MeasureLoop, ConvergesOnSteadySamplesAfterMinSamples) {
   ScriptedSampler s({{100, 0}}, 0);
-  const auto rec = run_measurement(s, quick());
+  const auto rec = run_measurement(s, quick().method, quick().criterion);
   EXPECT_EQ(rec.stop_reason, "converged");
   EXPECT_EQ(rec.samples_ns.size(), 10u);
   EXPECT_EQ(s.warmups, 2);
@@ -70,8 +76,8 @@ TEST(MeasureLoop, ConvergesOnSteadySamplesAfterMinSamples) {
 TEST(MeasureLoop, NoisySamplesRunToTheCap) {
   ScriptedSampler s({{100, 0}, {300, 0}}, 0);  // the median CI never narrows
   auto cfg = quick();
-  cfg.max_samples = 50;
-  const auto rec = run_measurement(s, cfg);
+  cfg.criterion.max_samples = 50;
+  const auto rec = run_measurement(s, cfg.method, cfg.criterion);
   EXPECT_EQ(rec.stop_reason, "max-samples");
   EXPECT_EQ(rec.samples_ns.size(), 50u);
 }
@@ -79,9 +85,9 @@ TEST(MeasureLoop, NoisySamplesRunToTheCap) {
 TEST(MeasureLoop, TimeoutStopsANoisyCase) {
   ScriptedSampler s({{100, 0}, {300, 0}}, 0);
   auto cfg = quick();
-  cfg.max_samples = 100000000;
-  cfg.timeout_s = 0.05;
-  const auto rec = run_measurement(s, cfg);
+  cfg.criterion.max_samples = 100000000;
+  cfg.criterion.timeout_s = 0.05;
+  const auto rec = run_measurement(s, cfg.method, cfg.criterion);
   EXPECT_EQ(rec.stop_reason, "timeout");
   EXPECT_GE(rec.elapsed_s, 0.05);
 }
@@ -89,7 +95,7 @@ TEST(MeasureLoop, TimeoutStopsANoisyCase) {
 TEST(MeasureLoop, ThrottledSamplesAreDropped) {
   // Reference 2000 MHz, threshold 0.75: 1400 MHz is throttled, 1600 is not.
   ScriptedSampler s({{100, 1600}, {999, 1400}}, 2000);
-  const auto rec = run_measurement(s, quick());
+  const auto rec = run_measurement(s, quick().method, quick().criterion);
   EXPECT_EQ(rec.stop_reason, "converged");
   EXPECT_EQ(rec.samples_ns.size(), 10u);
   EXPECT_EQ(rec.dropped_throttled, 9u);  // alternating; the loop stops at the 10th kept sample
@@ -100,9 +106,9 @@ TEST(MeasureLoop, ThrottledSamplesAreDropped) {
 TEST(MeasureLoop, MinTimeIsRespected) {
   ScriptedSampler s({{100, 0}}, 0);
   auto cfg = quick();
-  cfg.min_time_s = 0.03;
-  cfg.max_samples = 100000000;
-  const auto rec = run_measurement(s, cfg);
+  cfg.criterion.min_time_s = 0.03;
+  cfg.criterion.max_samples = 100000000;
+  const auto rec = run_measurement(s, cfg.method, cfg.criterion);
   EXPECT_EQ(rec.stop_reason, "converged");
   EXPECT_GE(rec.elapsed_s, 0.03);
   EXPECT_GT(rec.samples_ns.size(), 10u);
@@ -110,7 +116,7 @@ TEST(MeasureLoop, MinTimeIsRespected) {
 
 TEST(StoppingRule, ReasonsInOrder) {
   auto cfg = quick();
-  StoppingRule r(cfg);
+  StoppingRule r(cfg.criterion);
   for (int i = 0; i < 9; ++i) r.add(100);
   EXPECT_FALSE(r.stop_reason(0).has_value());      // under min_samples
   EXPECT_EQ(r.stop_reason(10).value(), "timeout");  // budget spent
@@ -138,7 +144,7 @@ class EnergySampler final : public Sampler {
 
 TEST(MeasureLoop, EnergyIsCountedOverTheSamplingPhaseOnly) {
   EnergySampler s;
-  const auto rec = run_measurement(s, quick());
+  const auto rec = run_measurement(s, quick().method, quick().criterion);
   ASSERT_TRUE(rec.energy_j.has_value());
   EXPECT_EQ(rec.samples_ns.size(), 10u);
   EXPECT_DOUBLE_EQ(*rec.energy_j, 20.0);  // 10 samples x 2 J; the 2 warm-up calls' 4 J are not counted
@@ -149,15 +155,15 @@ TEST(MeasureLoop, EnergyIsCountedOverTheSamplingPhaseOnly) {
 
 TEST(MeasureLoop, NoEnergyCounterLeavesNone) {
   ScriptedSampler s({{100, 0}}, 0);
-  EXPECT_FALSE(run_measurement(s, quick()).energy_j.has_value());
+  EXPECT_FALSE(run_measurement(s, quick().method, quick().criterion).energy_j.has_value());
 }
 
 TEST(MeasureLoop, CooldownIdlesBeforeWarmUpOutsideTheBudget) {
   ScriptedSampler s({{100, 0}}, 0);
   auto cfg = quick();
-  cfg.cooldown_s = 0.2;
+  cfg.method.cooldown_s = 0.2;
   const auto t0 = std::chrono::steady_clock::now();
-  const auto rec = run_measurement(s, cfg);
+  const auto rec = run_measurement(s, cfg.method, cfg.criterion);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_GE(wall, 0.2);
   EXPECT_LT(rec.elapsed_s, 0.1);  // the idle time is not the case's

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "runner/plan.hpp"
 #include "runner/runner.hpp"
 
 using namespace assay;

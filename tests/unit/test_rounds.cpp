@@ -40,28 +40,24 @@ CaseRecord ok_round(std::vector<double> samples, double joules, const std::strin
 }
 }  // namespace
 
-TEST(Rounds, ConfigSharesTheBudgetsOut) {
-  suite::MeasureConfig m;
+TEST(Rounds, CriterionSharesTheBudgetsOut) {
+  measure::Criterion m;
   m.min_samples = 30;
   m.max_samples = 60000;
   m.min_time_s = 0.5;
   m.timeout_s = 8;
-  m.warmup_min_s = 0.05;
-  m.cooldown_s = 1;
-  const auto r = round_config(m, CaseRound{0, 4});
+  const auto r = round_criterion(m, CaseRound{0, 4});
   EXPECT_EQ(r.min_samples, 8u);  // rounded up: four rounds take at least the 30
   EXPECT_EQ(r.max_samples, 15000u);
   EXPECT_DOUBLE_EQ(r.min_time_s, 0.125);
   EXPECT_DOUBLE_EQ(r.timeout_s, 2);
-  EXPECT_DOUBLE_EQ(r.warmup_min_s, 0.05);  // each round warms up afresh
-  EXPECT_DOUBLE_EQ(r.cooldown_s, 1);
-  EXPECT_EQ(round_config(m, CaseRound{}).timeout_s, 8);
+  EXPECT_EQ(round_criterion(m, CaseRound{}).timeout_s, 8);
   // A later round keeps at least the first round's samples, within its own cap.
-  EXPECT_EQ(round_config(m, CaseRound{1, 4, 900}).min_samples, 900u);
-  EXPECT_EQ(round_config(m, CaseRound{1, 4, 90000}).min_samples, 15000u);
-  EXPECT_EQ(round_config(m, CaseRound{1, 4, 2}).min_samples, 8u);
+  EXPECT_EQ(round_criterion(m, CaseRound{1, 4, 900}).min_samples, 900u);
+  EXPECT_EQ(round_criterion(m, CaseRound{1, 4, 90000}).min_samples, 15000u);
+  EXPECT_EQ(round_criterion(m, CaseRound{1, 4, 2}).min_samples, 8u);
   m.min_samples = m.max_samples = 3;
-  const auto few = round_config(m, CaseRound{0, 4});
+  const auto few = round_criterion(m, CaseRound{0, 4});
   EXPECT_EQ(few.min_samples, 1u);
   EXPECT_EQ(few.max_samples, 1u);
 }

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "measure/stopping_rule.hpp"
+#include "measure/criterion.hpp"
 #include "stats/serial_correlation.hpp"
 #include "stats/summary.hpp"
 
@@ -179,7 +179,7 @@ namespace assay::measure {
 namespace {
 
 TEST(StoppingRule, RunsOfAClockDoNotConverge) {
-  suite::MeasureConfig cfg;
+  Criterion cfg;
   cfg.min_samples = 30;
   cfg.max_samples = 100000;
   cfg.min_time_s = 0;

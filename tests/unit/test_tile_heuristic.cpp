@@ -1,5 +1,5 @@
 // The Hopper GEMM's tile heuristic and persistent grid, pinned to the picks measured on the H100
-// (132 SMs): the results of record name the kernel each square size ran (bench/BENCHMARKS.md, v5d;
+// (132 SMs): the results of record name the kernel each square size ran (docs/kernels/hopper-gemm.md, "The heuristic"; records in bench/README.md and bench/ARCHIVE.md, v5d;
 // f16/bf16 4096^3 in clusters since v6, 3072^3 and 6144^3 on 192x192 tiles since v7; fp8 4096^3 on
 // 208-wide pairs since v9, 6144^3 and 8192^3 on 192-wide pairs since v12).
 #include <gtest/gtest.h>

@@ -5,9 +5,11 @@
 add_library(assay_hopper_gemm OBJECT ${CMAKE_CURRENT_LIST_DIR}/hopper_gemm.cu)
 set_target_properties(assay_hopper_gemm PROPERTIES CUDA_ARCHITECTURES OFF CUDA_RUNTIME_LIBRARY Static
                                                    POSITION_INDEPENDENT_CODE OFF)
-target_include_directories(assay_hopper_gemm PRIVATE ${PROJECT_SOURCE_DIR}/src ${CUDAToolkit_INCLUDE_DIRS})
+# The kernels layer's own headers and what it may include below it (core), nothing above.
+target_include_directories(assay_hopper_gemm PRIVATE ${PROJECT_BINARY_DIR}/layers/kernels)
+target_link_libraries(assay_hopper_gemm PRIVATE assay_core)
 target_compile_options(assay_hopper_gemm PRIVATE
   -gencode=arch=compute_90a,code=sm_90a -lineinfo --expt-relaxed-constexpr
-  # The register and spill report of every kernel, kept in the build log (bench/notes/gemm.md).
+  # The register and spill report of every kernel, kept in the build log (docs/kernels/hopper-gemm.md).
   $<$<BOOL:${ASSAY_PTXAS_VERBOSE}>:-Xptxas=-v>)
-target_sources(assay_core PRIVATE $<TARGET_OBJECTS:assay_hopper_gemm>)
+target_sources(assay_kernels PRIVATE $<TARGET_OBJECTS:assay_hopper_gemm>)

@@ -1,0 +1,65 @@
+// The assay command line: subcommands parsed with CLI11, each one thin (parse, call the
+// library, print), errors mapped to the documented exit codes.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "assay/version.hpp"
+#include "runner/worker.hpp"
+
+namespace assay::cli {
+
+int run_cli(int argc, char** argv) {
+  using assay::ExitCode;
+  // An isolated case's worker process (src/runner/worker.hpp); not a user command.
+  if (argc == 2 && std::string(argv[1]) == "__worker") return assay::runner::worker_main();
+  const std::vector<std::string> args(argv, argv + argc);
+  CLI::App app{"assay: check, measure and compare GPU kernels against the vendor libraries"};
+  app.set_version_flag("--version", std::string(assay::kVersion) + " (" + assay::kBuildCommit + ")");
+  app.require_subcommand(1);
+  std::vector<std::pair<CLI::App*, assay::cli::Action>> actions;
+  {
+    auto* run = app.add_subcommand("run", "check, then measure every case of a suite and write the results");
+    actions.emplace_back(run, assay::cli::add_run_command(*run, args, false));
+    auto* check = app.add_subcommand("check", "correctness only: run every case once against the fp64 oracle");
+    actions.emplace_back(check, assay::cli::add_run_command(*check, args, true));
+    auto* merge = app.add_subcommand("merge", "merge the results of the shards of one suite into one document");
+    actions.emplace_back(merge, assay::cli::add_merge_command(*merge, args));
+    auto* list = app.add_subcommand("list", "list workloads, backends and devices found here");
+    actions.emplace_back(list, assay::cli::add_list_command(*list));
+    auto* compare = app.add_subcommand("compare", "compare two runs case by case: verdicts, a CI gate, Markdown/JUnit/CSV/BMF");
+    actions.emplace_back(compare, assay::cli::add_compare_command(*compare));
+    auto* history = app.add_subcommand("history", "list recorded runs, or per-case trends with change points");
+    actions.emplace_back(history, assay::cli::add_history_command(*history));
+    auto* doctor = app.add_subcommand("doctor", "is this GPU fit to benchmark on: a pass/warn/fail table of its state");
+    actions.emplace_back(doctor, assay::cli::add_doctor_command(*doctor));
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "assay: " << e.what() << " (see --help)\n";
+    return static_cast<int>(ExitCode::bad_input);
+  }
+  for (auto& [sub, action] : actions) {
+    if (!sub->parsed()) continue;
+    try {
+      return action();
+    } catch (const assay::Error& e) {
+      std::cerr << "assay: error: " << e.what() << "\n";
+      return static_cast<int>(e.code());
+    } catch (const std::exception& e) {
+      std::cerr << "assay: internal error: " << e.what() << "\n";
+      return static_cast<int>(ExitCode::internal);
+    }
+  }
+  return static_cast<int>(ExitCode::bad_input);
+}
+
+}  // namespace assay::cli

@@ -1,0 +1,251 @@
+#include "compare/comparison.hpp"
+
+#include "core/ids.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <regex>
+#include <set>
+#include <stdexcept>
+
+#include "core/error.hpp"
+#include "store/case_key.hpp"
+
+namespace assay::compare {
+namespace {
+
+using stats::Verdict;
+
+
+// Everything one side holds for one case identity, over all its sessions.
+struct Side {
+  const CaseRecord* first = nullptr;  // for the id, bench and backend
+  stats::Sessions samples;            // one entry per session where the case is ok
+  std::string failed_reason;          // the first check-failed or error record
+  std::string skipped_reason;
+  std::size_t order = 0;              // first appearance
+  std::set<double> gaps_us;           // the sample gaps its timed sessions kept (0: none)
+};
+using SideMap = std::map<std::string, Side>;
+
+// The metric of each sample; empty when the record cannot give it.
+std::vector<double> metric_samples(const CaseRecord& c, Metric m) {
+  if (c.status != CaseStatus::ok || !c.measurement || c.measurement->samples_ns.empty()) return {};
+  const auto& t = c.measurement->samples_ns;
+  if (m == Metric::time) return t;
+  if (!c.derived) return {};
+  const double peak = c.derived->peak_tflops;
+  if (m == Metric::pct_of_peak && !(peak > 0)) return {};
+  std::vector<double> v;
+  for (double ns : t) {
+    const double tflops = c.derived->flops / ns / 1e3;
+    v.push_back(m == Metric::tflops ? tflops : m == Metric::gbs ? c.derived->min_bytes / ns : 100.0 * tflops / peak);
+  }
+  return v;
+}
+
+SideMap collect(const store::RunSet& set, const CompareOptions& o, const std::optional<std::regex>& filter) {
+  SideMap sides;
+  for (const ResultsDocument& doc : set.sessions) {
+    for (const CaseRecord& c : doc.cases) {
+      if (filter && !std::regex_search(c.id, *filter)) continue;
+      const store::CaseKey key = store::case_key(doc.run, c);
+      auto [it, inserted] = sides.try_emplace(o.normalize_peak ? key.text_without_gpu() : key.text());
+      Side& s = it->second;
+      if (inserted) {
+        s.first = &c;
+        s.order = sides.size();
+      }
+      if (c.status != CaseStatus::ok && c.status != CaseStatus::skipped) {  // failed, error, crashed, timeout
+        if (s.failed_reason.empty()) s.failed_reason = case_status_name(c.status) + ": " + c.reason;
+      } else if (c.status == CaseStatus::skipped) {
+        if (s.skipped_reason.empty()) s.skipped_reason = c.reason;
+      } else if (auto v = metric_samples(c, o.metric); !v.empty()) {
+        s.samples.push_back(std::move(v));
+        s.gaps_us.insert(c.measurement->gap_us);
+      } else if (s.skipped_reason.empty()) {
+        s.skipped_reason = o.metric == Metric::time
+                               ? "no samples"
+                               : "no " + metric_name(o.metric) + " (the work or the peak of this case is unknown)";
+      }
+    }
+  }
+  return sides;
+}
+
+// The key with an empty mode: "w/b/d/p [cold] @ gpu" -> "w/b/d/p [] @ gpu".
+std::string without_mode(const std::string& key) {
+  const auto open = key.find(" [");
+  return key.substr(0, open + 2) + key.substr(key.find(']', open));
+}
+
+// The other side's key for `key`: the same key, or one equal but for the mode where one of
+// the two has none (a case without a measurement, e.g. a failed check, has no mode), so that
+// a candidate whose check failed still meets its base case.
+std::optional<std::string> partner(const std::string& key, const SideMap& other) {
+  if (other.count(key)) return key;
+  const std::string bare = without_mode(key);
+  for (const auto& [k, side] : other)
+    if (without_mode(k) == bare && (k == bare || key == bare)) return k;
+  return std::nullopt;
+}
+
+std::set<std::string> gpus_of(const store::RunSet& set) {
+  std::set<std::string> g;
+  for (const auto& d : set.sessions) g.insert(d.run.device.name);
+  return g;
+}
+
+std::string joined(const std::set<std::string>& items) {
+  std::string s;
+  for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
+  return s;
+}
+
+std::optional<stats::Summary> pooled_summary(const Side* side) {
+  if (!side || side->samples.empty()) return std::nullopt;
+  std::vector<double> all;
+  for (const auto& s : side->samples) all.insert(all.end(), s.begin(), s.end());
+  return stats::summarize(all);
+}
+
+CaseComparison decide(const std::string& key, const Side* base, const Side* cand, const CompareOptions& o) {
+  const Side& any = cand ? *cand : *base;
+  CaseComparison r{any.first->id,         key, any.first->bench, any.first->backend, Verdict::ambiguous,
+                   pooled_summary(base), pooled_summary(cand), std::nullopt, ""};
+  if (cand && !cand->failed_reason.empty()) {
+    r.verdict = Verdict::failed;
+    r.why = "the candidate's case is " + cand->failed_reason;
+  } else if (!cand) {
+    r.verdict = Verdict::gone;
+    r.why = "in the base only";
+  } else if (cand->samples.empty()) {
+    r.verdict = Verdict::gone;
+    r.why = "no timing in the candidate: " + cand->skipped_reason;
+  } else if (!base) {
+    r.verdict = Verdict::new_case;
+    r.why = "in the candidate only";
+  } else if (base->samples.empty()) {
+    r.verdict = Verdict::new_case;
+    r.why = "no timing in the base: " + (base->failed_reason.empty() ? base->skipped_reason : base->failed_reason);
+  } else {
+    stats::Thresholds t = o.thresholds;
+    t.seed ^= fnv1a64(key);  // each case its own stream, the same on every run of compare
+    try {
+      r.stats = stats::compare_samples(base->samples, cand->samples, metric_direction(o.metric), t);
+    } catch (const std::invalid_argument& e) {  // e.g. a sample of 0 ns in a hand-made document
+      throw InputError(r.case_id + ": " + e.what());
+    }
+    r.verdict = r.stats->verdict;
+    r.why = r.stats->why;
+  }
+  return r;
+}
+
+}  // namespace
+
+std::optional<Metric> parse_metric(const std::string& name) {
+  for (Metric m : {Metric::time, Metric::tflops, Metric::gbs, Metric::pct_of_peak})
+    if (metric_name(m) == name) return m;
+  return std::nullopt;
+}
+
+std::string metric_name(Metric m) {
+  switch (m) {
+    case Metric::time: return "time";
+    case Metric::tflops: return "tflops";
+    case Metric::gbs: return "gbs";
+    case Metric::pct_of_peak: return "pct_of_peak";
+  }
+  return "time";
+}
+
+stats::Better metric_direction(Metric m) { return m == Metric::time ? stats::Better::lower : stats::Better::higher; }
+
+std::size_t Comparison::count(Verdict v) const {
+  std::size_t n = 0;
+  for (const auto& c : cases) n += c.verdict == v;
+  return n;
+}
+
+Comparison compare_runs(const store::RunSet& base, const store::RunSet& cand, const CompareOptions& options) {
+  CompareOptions o = options;
+  if (o.normalize_peak) o.metric = Metric::pct_of_peak;
+  std::optional<std::regex> filter;
+  if (!o.filter.empty()) {
+    try {
+      filter.emplace(o.filter, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      throw InputError("--filter '" + o.filter + "': not a valid regular expression: " + e.what());
+    }
+  }
+  const SideMap b = collect(base, o, filter), c = collect(cand, o, filter);
+
+  Comparison out{base.label, cand.label, base.origin, cand.origin, o.metric, o.thresholds, {}, std::nullopt, 0, {}};
+  std::vector<std::pair<std::size_t, std::string>> cand_order;
+  for (const auto& [k, s] : c) cand_order.emplace_back(s.order, k);
+  std::sort(cand_order.begin(), cand_order.end());
+  std::set<std::string> base_used;
+  std::size_t gap_mismatches = 0;
+  std::set<double> base_gaps, cand_gaps;  // of the mismatched pairs
+  for (const auto& [order, k] : cand_order) {
+    const auto bk = partner(k, b);
+    if (bk) base_used.insert(*bk);
+    if (bk) {
+      const auto &bg = b.at(*bk).gaps_us, &cg = c.at(k).gaps_us;
+      if (!bg.empty() && !cg.empty() && bg != cg) {
+        ++gap_mismatches;
+        base_gaps.insert(bg.begin(), bg.end());
+        cand_gaps.insert(cg.begin(), cg.end());
+      }
+    }
+    out.cases.push_back(decide(k, bk ? &b.at(*bk) : nullptr, &c.at(k), o));
+  }
+  std::vector<std::pair<std::size_t, std::string>> gone;
+  for (const auto& [k, s] : b)
+    if (!base_used.count(k)) gone.emplace_back(s.order, k);
+  std::sort(gone.begin(), gone.end());
+  for (const auto& [order, k] : gone) out.cases.push_back(decide(k, &b.at(k), nullptr, o));
+
+  double log_sum = 0;
+  for (const auto& cc : out.cases)
+    if (cc.stats) {
+      log_sum += std::log(cc.stats->ratio);
+      ++out.geomean_cases;
+    }
+  if (out.geomean_cases > 0) out.geomean_ratio = std::exp(log_sum / static_cast<double>(out.geomean_cases));
+
+  const auto gb = gpus_of(base), gc = gpus_of(cand);
+  if (gb != gc && !o.normalize_peak)
+    out.notes.push_back("the base ran on " + joined(gb) + ", the candidate on " + joined(gc) +
+                        ": cases are not compared across GPU models (--normalize peak compares % of peak)");
+  // Under a power cap the GPU's idle between samples sets its clock (docs/suite-format.md, Sample
+  // gap): a difference between such cases is partly the protocol's.
+  if (gap_mismatches > 0) {
+    const auto list = [](const std::set<double>& gaps) {
+      std::string s;
+      for (double g : gaps) s += fmt::format("{}{:g}", s.empty() ? "" : "/", g);
+      return s + " us";
+    };
+    out.notes.push_back(fmt::format(
+        "{} matched case{} measured with different sample gaps (base {}, candidate {}; suite gap_us, 0: none): "
+        "on a power-capped GPU the idle between samples moves the clock, so part of their difference is the protocol's",
+        gap_mismatches, gap_mismatches == 1 ? " was" : "s were", list(base_gaps), list(cand_gaps)));
+  }
+  if (out.cases.empty()) throw InputError("no case to compare" + (o.filter.empty() ? "" : " matches --filter '" + o.filter + "'"));
+  return out;
+}
+
+std::string comparison_summary_line(const Comparison& c) {
+  std::string s;
+  for (Verdict v : {Verdict::faster, Verdict::slower, Verdict::same, Verdict::ambiguous, Verdict::new_case,
+                    Verdict::gone, Verdict::failed})
+    s += fmt::format("{}{} {}", s.empty() ? "" : ", ", c.count(v), stats::verdict_name(v));
+  if (c.geomean_ratio)
+    s += fmt::format("; geomean {} ratio cand/base {:.4f} over {} case{}", metric_name(c.metric), *c.geomean_ratio,
+                     c.geomean_cases, c.geomean_cases == 1 ? "" : "s");
+  return s;
+}
+
+}  // namespace assay::compare

@@ -1,0 +1,60 @@
+// Compares two sets of runs case by case: matches cases by identity (store/case_key.hpp),
+// reads the chosen metric from the raw samples of every session, and gives each case its
+// verdict with the statistics behind it. The renderers (compare_outputs.hpp) and the gate
+// (gate.hpp) work on the Comparison this builds.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stats/sample_comparison.hpp"
+#include "store/run_set.hpp"
+
+namespace assay::compare {
+
+// What is compared per sample. Time is lower-is-better; the rates are higher-is-better.
+enum class Metric { time, tflops, gbs, pct_of_peak };
+std::optional<Metric> parse_metric(const std::string& name);  // "time", "tflops", "gbs"
+std::string metric_name(Metric m);                            // ... and "pct_of_peak"
+stats::Better metric_direction(Metric m);
+
+struct CompareOptions {
+  stats::Thresholds thresholds;
+  Metric metric = Metric::time;
+  // Compare % of peak and match cases across GPU models (--normalize peak).
+  bool normalize_peak = false;
+  std::string filter;  // ECMAScript regex over case ids; "" for all
+};
+
+struct CaseComparison {
+  std::string case_id;  // the candidate's id (the base's for GONE)
+  std::string key;      // the matching identity
+  std::string bench, backend;
+  stats::Verdict verdict = stats::Verdict::ambiguous;
+  std::optional<stats::Summary> base, cand;      // of the metric, all sessions pooled
+  std::optional<stats::SampleComparison> stats;  // matched cases with timings on both sides
+  std::string why;                               // one line
+};
+
+struct Comparison {
+  std::string base_label, cand_label, base_origin, cand_origin;
+  Metric metric = Metric::time;
+  stats::Thresholds thresholds;
+  std::vector<CaseComparison> cases;  // candidate order, then the GONE cases in base order
+  std::optional<double> geomean_ratio;  // of cand / base over the cases with statistics
+  std::size_t geomean_cases = 0;
+  std::vector<std::string> notes;       // e.g. the two sides ran on different GPU models
+
+  std::size_t count(stats::Verdict v) const;
+};
+
+// Throws InputError for a bad filter regex or a metric the documents cannot give (e.g.
+// --normalize peak where the peak is unknown).
+Comparison compare_runs(const store::RunSet& base, const store::RunSet& cand, const CompareOptions& options);
+
+// "3 FASTER, 1 SLOWER, 10 SAME, 2 AMBIGUOUS, 0 NEW, 0 GONE, 0 FAILED; geomean cand/base 0.9712 over 14 cases"
+std::string comparison_summary_line(const Comparison& c);
+
+}  // namespace assay::compare

@@ -1,0 +1,25 @@
+#include "measure/method.hpp"
+
+namespace assay::measure {
+
+namespace {
+constexpr Mode kModes[] = {Mode::cold, Mode::hot, Mode::graph, Mode::host};
+}
+
+std::string_view mode_name(Mode mode) {
+  switch (mode) {
+    case Mode::cold: return "cold";
+    case Mode::hot: return "hot";
+    case Mode::graph: return "graph";
+    case Mode::host: return "host";
+  }
+  return "cold";
+}
+
+std::optional<Mode> parse_mode(std::string_view name) {
+  for (Mode m : kModes)
+    if (mode_name(m) == name) return m;
+  return std::nullopt;
+}
+
+}  // namespace assay::measure

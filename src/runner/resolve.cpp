@@ -1,0 +1,71 @@
+#include "runner/resolve.hpp"
+
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "core/ids.hpp"
+
+namespace assay::runner {
+
+measure::Method method_of(const suite::MeasureConfig& m) {
+  measure::Method r;
+  const auto mode = measure::parse_mode(m.mode);
+  if (!mode) throw InternalError("measure.mode '" + m.mode + "' passed the suite parser but is no mode");
+  r.mode = *mode;
+  r.warmup = {m.warmup_calls, m.warmup_min_s};
+  r.throttle = {m.throttle_threshold, m.throttle_backoff_s};
+  r.gap_us = m.gap_us;
+  r.cooldown_s = m.cooldown_s;
+  r.graph_calls = m.graph_calls;
+  return r;
+}
+
+measure::Criterion criterion_of(const suite::MeasureConfig& m) {
+  return {m.min_samples, m.max_samples, m.min_time_s, m.target_rel_ci, m.timeout_s};
+}
+
+std::uint64_t rounds_of(const PlannedCase& pc, const RunOptions& opt) {
+  return opt.check_only ? 1 : opt.rounds.value_or(pc.bench->measure.rounds);
+}
+
+verify::ResolvedCase resolve_case(const PlannedCase& pc, const RunOptions& opt, const CaseRound& round,
+                                  const std::string& device) {
+  const suite::Bench& b = *pc.bench;
+  verify::ResolvedCase rc;
+  rc.id = pc.id;
+  rc.bench = b.name;
+  rc.workload = b.workload;
+  rc.backend = pc.backend;
+  rc.dtype = pc.point.dtype;
+  rc.baseline = b.baseline;
+  rc.params = pc.point.params;
+  rc.check_params = check_params(b, pc.point.params);
+  rc.check = {b.check.enabled, b.check.recheck, {b.check.atol, b.check.rtol}, b.check.sampled_rows};
+  rc.method = method_of(b.measure);
+  if (opt.mode) {
+    const auto mode = measure::parse_mode(*opt.mode);
+    if (!mode) throw InputError("--mode '" + *opt.mode + "': must be cold, hot, graph or host");
+    rc.method.mode = *mode;
+  }
+  if (opt.gap_us) rc.method.gap_us = *opt.gap_us;
+  rc.criterion = round_criterion(criterion_of(b.measure), round);
+  // Seeded by the point, not the backend: every backend of a point gets the same input bytes.
+  const std::uint64_t point_seed =
+      opt.seed ^ fnv1a64(b.name + "/" + pc.point.dtype + "/" + params_string(pc.point.params));
+  rc.check_seed = point_seed + 1;
+  rc.measure_seed = point_seed + 2;
+  rc.round = round.index;
+  rc.rounds = round.count;
+  rc.check_only = opt.check_only;
+  rc.device = device;
+  rc.adapter_timeout_s = b.measure.adapter_timeout_s;
+  return rc;
+}
+
+double case_timeout_s(const PlannedCase& pc) {
+  const auto& m = pc.bench->measure;
+  if (m.case_timeout_s > 0) return m.case_timeout_s;
+  if (find_backend(pc.backend)->target() == Target::external) return 2 * m.adapter_timeout_s + 30;
+  return 3 * m.timeout_s + 60;
+}
+
+}  // namespace assay::runner

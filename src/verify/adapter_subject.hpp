@@ -1,0 +1,28 @@
+#pragma once
+// The subject of an adapter program (docs/adapters.md): it checks, warms up and times itself
+// under the method and criterion it is sent; assay gives it the same inputs as every other
+// backend of the point and checks what it wrote.
+#include <string>
+
+#include "backends/external_backend.hpp"
+#include "verify/subject.hpp"
+
+namespace assay::verify {
+
+class AdapterSubject final : public Subject {
+ public:
+  AdapterSubject(const ExternalBackend& backend, std::string device, double call_timeout_s,
+                 const measure::Method& method, const measure::Criterion& criterion);
+  HostTensor check(const Problem& problem, const std::vector<HostTensor>& inputs, std::uint64_t seed) override;
+  Measured measure(const Problem& problem, const std::vector<HostTensor>& inputs, std::uint64_t seed,
+                   const measure::Method& method, const measure::Criterion& criterion, bool keep_output) override;
+  std::string variant() const override { return backend_.variant(); }
+
+ private:
+  const ExternalBackend& backend_;
+  std::string device_;
+  double call_timeout_s_;
+  adapter::MeasureRequest check_request_;  // the case's method and criterion, sent with a check too
+};
+
+}  // namespace assay::verify

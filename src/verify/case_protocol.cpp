@@ -1,0 +1,103 @@
+#include "verify/case_protocol.hpp"
+
+#include <cstdio>
+
+#include "gpu/device_info.hpp"
+#include "stats/summary.hpp"
+
+namespace assay::verify {
+
+namespace {
+
+std::string check_failure_reason(const char* which, const CheckRecord& c) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s failed: fails=%llu/%llu (NaN/Inf %llu), max_abs=%.3g, max_rel=%.3g at %s; %s",
+                which, static_cast<unsigned long long>(c.fails), static_cast<unsigned long long>(c.checked),
+                static_cast<unsigned long long>(c.nan_count), c.max_abs, c.max_rel, c.shape.c_str(),
+                c.first_failure.c_str());
+  return buf;
+}
+
+// Every element at check shapes; sampled rows when a problem is too large for an fp64 CPU
+// oracle of every element in seconds (a suite without a check shape checks the measured one).
+std::int64_t check_rows(const Problem& problem, const CheckPolicy& policy) {
+  constexpr double kFullOracleFlops = 2e10;
+  return problem.flops() > kFullOracleFlops ? policy.sampled_rows : 0;
+}
+
+// Checks `out` against the oracle (all rows, or `rows` of them), stores the record in `slot`,
+// and on failure marks the case check-failed. Returns whether it passed.
+bool record_check(CaseRecord& rec, std::optional<CheckRecord>& slot, const char* which, const HostTensor& out,
+                  const Problem& problem, const std::vector<HostTensor>& inputs, std::int64_t rows,
+                  const CheckPolicy& policy, std::uint64_t seed) {
+  slot = check_output(out, problem.reference(inputs, rows), policy.tolerance);
+  slot->shape = problem.shape_string();
+  slot->seed = seed;
+  if (slot->passed) return true;
+  rec.status = CaseStatus::check_failed;
+  rec.reason = check_failure_reason(which, *slot);
+  return false;
+}
+
+std::unique_ptr<Problem> make_problem(const ResolvedCase& rc, const Params& params, const Subject& subject) {
+  auto problem = find_workload(rc.workload)->make(params, *parse_dtype(rc.dtype));
+  subject.admit(*problem);
+  return problem;
+}
+
+}  // namespace
+
+void summarize_ok(CaseRecord& rec, DerivedRecord d) {
+  rec.summary = stats::summarize(rec.measurement->samples_ns);
+  d.tflops = d.flops / rec.summary->median / 1e3;
+  d.gbs = d.min_bytes / rec.summary->median;
+  if (d.peak_tflops > 0) d.pct_of_peak = 100.0 * d.tflops / d.peak_tflops;
+  const auto& m = *rec.measurement;
+  if (m.energy_j && m.energy_window_s > 0) d.mean_power_w = *m.energy_j / m.energy_window_s;
+  rec.derived = d;
+  rec.status = CaseStatus::ok;
+}
+
+void run_case_protocol(const ResolvedCase& rc, Subject& subject, const DeviceRecord& device, CaseRecord& rec) {
+  if (!rc.check.enabled && rc.check_only) {
+    rec.status = CaseStatus::skipped;
+    rec.reason = "check disabled in the suite (check.enabled = false)";
+    return;
+  }
+  if (rc.check.enabled && rc.first_round()) {
+    const auto problem = make_problem(rc, rc.check_params, subject);
+    const auto inputs = problem->make_inputs(rc.check_seed);
+    const HostTensor out = subject.check(*problem, inputs, rc.check_seed);
+    rec.variant = subject.variant();
+    if (!record_check(rec, rec.check, "check", out, *problem, inputs, check_rows(*problem, rc.check), rc.check,
+                      rc.check_seed))
+      return;
+  }
+  if (rc.check_only) {
+    rec.status = CaseStatus::ok;
+    return;
+  }
+
+  const auto problem = make_problem(rc, rc.params, subject);
+  const auto inputs = problem->make_inputs(rc.measure_seed);
+  const bool recheck = rc.check.enabled && rc.check.recheck && rc.last_round();
+  Subject::Measured m = subject.measure(*problem, inputs, rc.measure_seed, rc.method, rc.criterion, recheck);
+  rec.variant = subject.variant();
+  rec.adapter = std::move(m.adapter);
+  rec.measurement = std::move(m.measurement);
+  if (recheck && !record_check(rec, rec.recheck, "recheck of the last timed call", *m.last_output, *problem, inputs,
+                               rc.check.sampled_rows, rc.check, rc.measure_seed))
+    return;  // no time is reported for an output that failed
+  if (rec.measurement->samples_ns.empty()) {
+    rec.status = CaseStatus::error;
+    rec.reason = "no sample kept: every sample was taken while the GPU was throttled";
+    return;
+  }
+  DerivedRecord d;
+  d.flops = problem->flops();
+  d.min_bytes = problem->min_bytes();
+  d.peak_tflops = gpu::peak_tflops(device, rec.dtype, &d.peak_source);
+  summarize_ok(rec, d);
+}
+
+}  // namespace assay::verify

@@ -1,0 +1,55 @@
+#include "verify/in_process_subject.hpp"
+
+#include <cstdio>
+
+#include "core/error.hpp"
+#include "core/ids.hpp"
+#include "measure/measure_loop.hpp"
+
+namespace assay::verify {
+
+namespace {
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
+  return buf;
+}
+}  // namespace
+
+void InProcessSubject::admit(const Problem& problem) const {
+  const double need = static_cast<double>(problem.device_bytes());
+  const double free = static_cast<double>(ex_.free_memory());
+  if (need > 0.95 * free)
+    throw InternalError(params_string(problem.params()) + " needs " + gib(need) + " of memory; " + gib(free) +
+                        " is free on " + ex_.device().name);
+}
+
+HostTensor InProcessSubject::check(const Problem& problem, const std::vector<HostTensor>& inputs, std::uint64_t) {
+  auto inst = backend_.instantiate(problem, inputs);
+  inst->poison_output();
+  inst->call(ex_.stream());
+  ex_.synchronize();
+  variant_ = inst->variant();
+  return inst->read_output();
+}
+
+Subject::Measured InProcessSubject::measure(const Problem& problem, const std::vector<HostTensor>& inputs,
+                                            std::uint64_t, const measure::Method& method,
+                                            const measure::Criterion& criterion, bool keep_output) {
+  auto inst = backend_.instantiate(problem, inputs);
+  auto sampler = ex_.sampler(method, *inst, problem.device_bytes());
+  Measured m;
+  m.measurement = measure::run_measurement(*sampler, method, criterion);
+  variant_ = inst->variant();
+  if (keep_output) {
+    // One more call through the same sampler, into a poisoned output. Its time is not added
+    // to the samples the criterion accepted.
+    inst->poison_output();
+    sampler->sample();
+    ex_.synchronize();
+    m.last_output = inst->read_output();
+  }
+  return m;
+}
+
+}  // namespace assay::verify
