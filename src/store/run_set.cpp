@@ -19,20 +19,43 @@ bool is_sessions_summary(const std::string& text) {
   return j.is_object() && j.value("schema", "") == kSessionsSchemaName;
 }
 
-RunSet from_folder(const std::string& argument) {
+// The results documents directly in `dir`, in name order (the summary of --repeat skipped).
+std::vector<ResultsDocument> documents_in(const fs::path& dir) {
   std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(argument))
+  for (const auto& e : fs::directory_iterator(dir))
     if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
   std::sort(files.begin(), files.end());
-  RunSet set{argument, "", {}};
+  std::vector<ResultsDocument> docs;
   for (const auto& f : files) {
     const std::string text = read_text_file(f);
     if (is_sessions_summary(text)) continue;
-    set.sessions.push_back(parse_results_json(text, f.string()));
+    docs.push_back(parse_results_json(text, f.string()));
   }
-  if (set.sessions.empty()) throw InputError(argument + ": no results documents (*.json) in this folder");
-  set.origin = "folder " + argument + " (" + std::to_string(set.sessions.size()) + " session" +
-               (set.sessions.size() == 1 ? ")" : "s)");
+  return docs;
+}
+
+// A folder of results documents; or the --out folder of `assay run --repeat N`, which holds the
+// sessions one level down, in the group's folder (<suite>-<tag>-<stamp>-xN).
+RunSet from_folder(const std::string& argument) {
+  RunSet set{argument, "", documents_in(argument)};
+  std::string where = "folder " + argument;
+  if (set.sessions.empty()) {
+    std::vector<fs::path> groups;
+    for (const auto& e : fs::directory_iterator(argument))
+      if (e.is_directory() && !documents_in(e.path()).empty()) groups.push_back(e.path());
+    std::sort(groups.begin(), groups.end());
+    if (groups.empty())
+      throw InputError(argument + ": no results documents (*.json) in this folder or in a session folder inside it");
+    if (groups.size() > 1) {
+      std::string names;
+      for (const auto& g : groups) names += (names.empty() ? "" : ", ") + g.filename().string();
+      throw InputError(argument + ": holds " + std::to_string(groups.size()) + " session folders (" + names +
+                       "); name the one to compare");
+    }
+    set.sessions = documents_in(groups.front());
+    where = "folder " + groups.front().string();
+  }
+  set.origin = where + " (" + std::to_string(set.sessions.size()) + " session" + (set.sessions.size() == 1 ? ")" : "s)");
   return set;
 }
 

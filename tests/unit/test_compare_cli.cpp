@@ -136,6 +136,23 @@ TEST(CompareCli, RunRepeatHistoryAndCompareByTag) {
   const Outcome by_folder = run_assay_in(d, {"compare", "base", group.string(), "--history", db, "--quiet"});
   EXPECT_NE(by_folder.code, 3) << by_folder.out;
 
+  // The --out folder of a --repeat run is taken as it is: its one session folder is found.
+  const std::string other_db = (d / "h2.db").string();  // keeps the trend below to the runs above
+  ASSERT_EQ(run_assay_in(d, {"run", suite, "--device", "cpu", "--out", "rep", "--history", other_db, "--quiet", "--repeat", "2"}).code, 0);
+  const Outcome by_out = run_assay_in(d, {"compare", "base", "rep", "--history", db});
+  EXPECT_NE(by_out.code, 3) << by_out.out;
+  EXPECT_NE(by_out.out.find("(2 sessions)"), std::string::npos) << by_out.out;
+  EXPECT_NE(by_out.out.find("rep/cpu-small-untagged-"), std::string::npos) << by_out.out;
+  ASSERT_EQ(run_assay_in(d, {"run", suite, "--device", "cpu", "--out", "rep", "--history", other_db, "--quiet", "--repeat", "2"}).code, 0);
+  const Outcome two = run_assay_in(d, {"compare", "base", "rep", "--history", db});
+  EXPECT_EQ(two.code, 3) << two.out;
+  EXPECT_NE(two.out.find("rep: holds 2 session folders (cpu-small-untagged-"), std::string::npos) << two.out;
+  fs::create_directories(d / "empty" / "nothing");
+  const Outcome empty = run_assay_in(d, {"compare", "base", "empty", "--history", db});
+  EXPECT_EQ(empty.code, 3) << empty.out;
+  EXPECT_NE(empty.out.find("empty: no results documents (*.json) in this folder or in a session folder inside it"),
+            std::string::npos) << empty.out;
+
   const Outcome trend = run_assay_in(d, {"history", "--bench", "gemm-cpu", "--since", "1d", "--history", db});
   EXPECT_EQ(trend.code, 0) << trend.out;
   EXPECT_NE(trend.out.find("gemm/cpu/f32/k=33,m=17,n=17 [cpu] @ host CPU\n  2 points"), std::string::npos) << trend.out;
