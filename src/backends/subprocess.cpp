@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,6 +47,7 @@ SubprocessResult run_subprocess(const std::vector<std::string>& argv, const std:
   args.push_back(nullptr);
 
   const auto start = std::chrono::steady_clock::now();
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     r.error = std::string("fork: ") + std::strerror(errno);
@@ -53,8 +55,12 @@ SubprocessResult run_subprocess(const std::vector<std::string>& argv, const std:
     return r;
   }
   if (pid == 0) {
-    // Child: its own process group, so that a timeout kills everything it started.
+    // Child: its own process group, so that a timeout kills everything it started, and killed
+    // when the process that started it dies (however it dies), so no worker or adapter
+    // outlives its run. The check after prctl closes the race with a parent that died first.
     ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
     ::dup2(in.fd[0], 0);
     ::dup2(out.fd[1], 1);
     ::dup2(err.fd[1], 2);
@@ -151,7 +157,9 @@ SubprocessResult run_subprocess(const std::vector<std::string>& argv, const std:
     }
     ::usleep(2000);
   }
-  if (killed) ::kill(-pid, SIGKILL);  // anything the child left in its group
+  // Whatever the child left running in its group (a detached helper of an adapter) goes with
+  // it, whether it exited or was killed.
+  ::kill(-pid, SIGKILL);
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   if (r.err_tail.size() > limits.stderr_tail_bytes)

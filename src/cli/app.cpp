@@ -1,5 +1,6 @@
 // The assay command line: subcommands parsed with CLI11, each one thin (parse, call the
 // library, print), errors mapped to the documented exit codes.
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 
@@ -12,6 +13,10 @@ namespace assay::cli {
 
 int run_cli(int argc, char** argv) {
   using assay::ExitCode;
+  // A child that exits without reading its stdin must not kill assay (or a worker) with
+  // SIGPIPE: a write to its pipe fails with EPIPE instead, and the subprocess runner stops
+  // feeding it.
+  std::signal(SIGPIPE, SIG_IGN);
   // An isolated case's worker process (src/runner/worker.hpp); not a user command.
   if (argc == 2 && std::string(argv[1]) == "__worker") return assay::runner::worker_main();
   const std::vector<std::string> args(argv, argv + argc);

@@ -1,3 +1,4 @@
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -123,12 +124,27 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
         ->check(CLI::Range(1, 64));
     app.add_option("--gap-us", flags->gap_us,
                    "GPU idle kept between timed samples, microseconds, the same for every in-process backend in cold, hot and graph mode; overrides the suite's gap_us")
-        ->check(CLI::Range(0.0, 100000.0));
+        ->check(CLI::Range(0.0, 100000.0))
+        ->check(CLI::Validator(
+            [](const std::string& v) -> std::string {
+              // Range lets NaN through (every comparison with it is false).
+              return std::isfinite(std::strtod(v.c_str(), nullptr)) ? "" : "must be a finite number of microseconds";
+            },
+            "FINITE"));
     app.add_option("--history", flags->history, "history database (default $ASSAY_HISTORY or .assay/history.db)");
     app.add_flag("--no-history", flags->no_history, "do not record this run in the history");
   }
   app.add_option("--filter", flags->filter, "run only cases whose id matches this regex (bench/backend/dtype/params)");
-  app.add_option("--seed", flags->opt.seed, "base seed of the random inputs")->capture_default_str();
+  app.add_option("--seed", flags->opt.seed, "base seed of the random inputs")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](const std::string& v) -> std::string {
+            // An unsigned parse would wrap "-1" to 2^64-1 without a word.
+            return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos
+                       ? ""
+                       : "must be a whole number from 0 to 18446744073709551615";
+          },
+          "UINT64"));
   app.add_option("--shard", flags->shard, "run shard I of N (I/N): whole points dealt round-robin; merge with `assay merge`");
   app.add_flag("--no-isolate", flags->no_isolate,
                "run cases in this process (faster start, but a fault ends the run); default: one worker process per case");

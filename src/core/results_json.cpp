@@ -392,10 +392,15 @@ std::string to_json_text(const ResultsDocument& doc, int indent) {
                   {"run", std::move(run)},
                   {"cases", std::move(cases)}};
   // Non-finite numbers are not JSON: nlohmann writes them as null, which the reader maps back.
-  return j.dump(indent) + "\n";
+  // Text from outside (an adapter's stderr cut at a byte offset, a library's message) may not
+  // be valid UTF-8: it is kept as bytes until here, and written with each invalid sequence
+  // replaced by U+FFFD, so that no text can make a record unwritable.
+  return j.dump(indent, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-std::string case_to_json_text(const CaseRecord& c) { return case_json(c).dump() + "\n"; }
+std::string case_to_json_text(const CaseRecord& c) {
+  return case_json(c).dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
 
 CaseRecord parse_case_json(const std::string& text, const std::string& origin) {
   json j;

@@ -22,7 +22,7 @@ std::string comparison_bmf(const Comparison& c) {
                           {"lower_value", cc.cand->median_ci.lo},
                           {"upper_value", cc.cand->median_ci.hi}};
   }
-  return bmf.dump(2) + "\n";
+  return bmf.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace assay::report

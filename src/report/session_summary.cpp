@@ -52,7 +52,7 @@ std::string sessions_json(const SessionsSummary& s) {
                             {"run_group", s.group_id},
                             {"sessions", s.session_paths},
                             {"cases", cases}};
-  return j.dump(1) + "\n";
+  return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string sessions_markdown(const SessionsSummary& s) {

@@ -1,8 +1,9 @@
 #pragma once
-// The results document of a run as it fills: named when the run starts, its cases kept in plan
-// order whatever order they finish in, and the file rewritten (atomically) after every case
-// that ran, so that a run that dies part-way leaves the cases it finished. Not thread-safe:
-// the runner calls it under its lock.
+// The results document of a run as it fills: named and reserved before the first case runs,
+// its cases kept in plan order whatever order they finish in, and the file rewritten
+// (atomically) after every case, so that a run that dies part-way leaves a valid document with
+// the cases it finished. Not thread-safe: the runner calls it under its lock.
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -12,15 +13,19 @@ namespace assay::runner {
 
 class ResultsFile {
  public:
-  // `stem`: folder and name without extension; a suffix "-2", "-3", ... is added when a results
-  // file of that name exists (two runs can finish in the same second).
-  ResultsFile(const std::string& stem, std::size_t cases);
+  // Creates `out_dir` and reserves `<name>.json` there, or `<name>-2.json`, ... when taken
+  // (created exclusively, so concurrent runs never share a file). Throws InputError (exit 3)
+  // for an empty or unusable folder.
+  ResultsFile(const std::string& out_dir, const std::string& name, std::size_t cases);
   const std::string& json_path() const { return json_path_; }
   const std::string& markdown_path() const { return markdown_path_; }
 
-  // Stores case i's final record; rewrites the file with the finished cases when the case ran
-  // (or once a file exists). `run` is the run's metadata so far.
+  // Writes the run's metadata with no case yet, a valid document from the start.
+  void start(const RunRecord& run);
+  // Stores case i's final record and rewrites the file with the finished cases.
   void finish(std::size_t i, CaseRecord rec, const RunRecord& run);
+  // Removes the file (a run in which nothing could run leaves none).
+  void discard();
   // The whole document in plan order (every case finished).
   std::vector<CaseRecord>& cases() { return cases_; }
 
@@ -28,6 +33,7 @@ class ResultsFile {
   std::string json_path_, markdown_path_;
   std::vector<CaseRecord> cases_;
   std::vector<bool> done_;
+  std::vector<std::filesystem::path> created_;  // folders this run made, deepest first
 };
 
 }  // namespace assay::runner

@@ -98,8 +98,9 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
   out.doc.run = describe_run(opt, s, ex, devices);
   if (ex.cuda_ok && opt.doctor) progress(gpu::doctor_summary_line(ex.device, gpu::nvml::system_library()));
 
-  ResultsFile file(opt.out_dir + "/" + s.name + "-" + (opt.tag.empty() ? "untagged" : opt.tag) + "-" + utc_now_compact(),
+  ResultsFile file(opt.out_dir, s.name + "-" + (opt.tag.empty() ? "untagged" : opt.tag) + "-" + utc_now_compact(),
                    planned.size());
+  file.start(out.doc.run);
   std::mutex lock;  // progress lines and the results file, when devices run in parallel
   const auto label = [&](std::size_t i, const std::string& device) {
     return "[" + std::to_string(i + 1) + "/" + std::to_string(planned.size()) + "] " + planned[i].id +
@@ -190,7 +191,8 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
 
   if (out.code == ExitCode::skipped) {
     out.skipped_reason = ex.cuda_skip.empty() ? out.doc.cases.front().reason : ex.cuda_skip;
-    return out;  // nothing ran: no results file was written
+    file.discard();  // nothing ran: no results file is left
+    return out;
   }
   out.results_path = file.json_path();
   out.markdown_path = file.markdown_path();

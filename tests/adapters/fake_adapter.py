@@ -15,6 +15,8 @@ workload in f32, well or badly on purpose. Usage: fake_adapter.py BEHAVIOUR
   unavailable replies status unavailable
   error       replies status error
   nosamples   replies ok to a measuring call with no samples
+  utf8crash   dies with 10 kB of two-byte UTF-8 characters on stderr
+  detach PIDFILE  starts `sleep 30` (its pid into PIDFILE), then replies ok
 """
 import array
 import json
@@ -22,6 +24,13 @@ import sys
 import time
 
 behaviour = sys.argv[1]
+if behaviour == "detach":  # leaves a child running after a good reply: it must not outlive the case
+    import subprocess
+    child = subprocess.Popen(["sleep", "30"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    with open(sys.argv[2], "w") as f:
+        f.write(str(child.pid))
+    behaviour = "ok"
 case = json.load(sys.stdin)
 
 
@@ -42,6 +51,9 @@ if behaviour == "flood":
     chunk = "x" * 65536
     while True:
         sys.stdout.write(chunk)
+if behaviour == "utf8crash":  # UTF-8 on stderr, cut by assay's tail at a byte inside a character
+    sys.stderr.write("x" + "\u00e9" * 5000 + "\n")
+    sys.exit(7)
 if behaviour == "crash":
     sys.stderr.write("fake adapter: segmentation fault (pretend)\n")
     sys.exit(7)

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
+#include <thread>
 
 #include "backends/adapter_protocol.hpp"
 #include "backends/subprocess.hpp"
@@ -92,6 +94,23 @@ TEST(Adapters, GarbageOutput) { expect_error("garbage", "adapter reply: not JSON
 TEST(Adapters, NoOutput) { expect_error("nothing", "printed nothing on stdout"); }
 TEST(Adapters, SeveralObjects) { expect_error("several", "printed several JSON values"); }
 TEST(Adapters, NonZeroExit) { expect_error("exit3", "replied ok but exited with code 3"); }
+TEST(Adapters, StderrCutInsideACharacterStillMakesARecord) {
+  for (const std::string isolation : {"", " --no-isolate"}) {
+    const fs::path out = fresh_dir("adapter-utf8");
+    const auto r = run_assay("run tests/data/adapter_fake.toml --device cpu --out " + out.string() + isolation,
+                             "TVM_BENCH_CMD='python3 tests/adapters/fake_adapter.py utf8crash'");
+    EXPECT_EQ(r.code, 4) << r.out;
+    const auto files = files_in(out, ".json");
+    ASSERT_EQ(files.size(), 1u) << r.out;
+    const auto doc = parse_results_json(read_text_file(files[0]), files[0].string());
+    for (const auto& c : doc.cases)
+      if (c.backend == "tvm") {
+        EXPECT_EQ(c.status, CaseStatus::error) << c.reason;
+        EXPECT_NE(c.reason.find("exited with code 7"), std::string::npos) << c.reason;
+      }
+    fs::remove_all(out);
+  }
+}
 TEST(Adapters, CrashKeepsStderr) { expect_error("crash", "exited with code 7; stderr: fake adapter: segmentation fault"); }
 TEST(Adapters, WrongSizedOutput) { expect_error("wrongsize", "wrote 188 bytes to C, expected 192"); }
 TEST(Adapters, ReportedError) { expect_error("error", "reported an error: fake failure while compiling"); }
@@ -156,6 +175,52 @@ TEST(AdapterProtocol, ReplyValidation) {
   std::string negative = ok;
   negative.replace(negative.find("1.5"), 3, "-1.");
   EXPECT_THROW(adapter::parse_reply(negative, "measure"), InternalError);
+}
+
+// An adapter that exits without reading its case (/bin/true: gone before assay writes): the
+// write to its stdin fails with EPIPE instead of killing the worker (or, in-process, assay)
+// with SIGPIPE. Before the fix this crashed every time here.
+TEST(Adapters, ExitingWithoutReadingIsAnErrorNeverACrash) {
+  for (const std::string isolation : {"", " --no-isolate"}) {
+    for (int i = 0; i < 3; ++i) {
+      const fs::path out = fresh_dir("adapter-noread");
+      const auto r = run_assay("run tests/data/adapter_fake.toml --device cpu --out " + out.string() + isolation,
+                               "TVM_BENCH_CMD=/bin/true");
+      EXPECT_EQ(r.code, 4) << r.out;
+      const auto files = files_in(out, ".json");
+      ASSERT_EQ(files.size(), 1u) << r.out;
+      EXPECT_EQ(files_in(out, ".md").size(), 1u) << r.out;
+      const auto doc = parse_results_json(read_text_file(files[0]), files[0].string());
+      for (const auto& c : doc.cases)
+        if (c.backend == "tvm") {
+          EXPECT_EQ(c.status, CaseStatus::error) << c.reason;
+          EXPECT_NE(c.reason.find("printed nothing on stdout"), std::string::npos) << c.reason;
+        }
+      fs::remove_all(out);
+    }
+  }
+}
+
+// A process an adapter leaves behind dies with its case.
+TEST(Adapters, ADetachedChildDoesNotOutliveItsCase) {
+  const fs::path pid_file = fresh_dir("adapter-detach-pid");
+  const fs::path out = fresh_dir("adapter-detach");
+  const auto r = run_assay("run tests/data/adapter_fake.toml --device cpu --out " + out.string(),
+                           "TVM_BENCH_CMD='python3 tests/adapters/fake_adapter.py detach " + pid_file.string() + "'");
+  fs::remove_all(out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string pid = read_text_file(pid_file);
+  fs::remove(pid_file);
+  ASSERT_FALSE(pid.empty());
+  // Gone, or a zombie waiting for init to reap it: not running `sleep 30` any more.
+  bool running = true;
+  for (int i = 0; i < 100 && running; ++i) {
+    std::ifstream stat("/proc/" + pid + "/stat");
+    std::string self, name, state;
+    running = static_cast<bool>(stat >> self >> name >> state) && state != "Z";
+    if (running) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_FALSE(running) << "pid " << pid << " outlived its adapter";
 }
 
 TEST(Subprocess, SplitCommandLikeAShell) {

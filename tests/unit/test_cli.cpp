@@ -1,6 +1,8 @@
 // End to end: the built assay binary on small suites; exit codes, messages and files.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <algorithm>
 
 #include "cli_support.hpp"
@@ -240,5 +242,46 @@ TEST(CliGpu, GapFlagReachesTheWorkers) {
     EXPECT_LE(c.measurement->gap_overruns, std::max<std::size_t>(2, n / 10)) << c.id;
     EXPECT_GE(c.measurement->elapsed_s, static_cast<double>(n - 1) * 500e-6) << c.id << ": " << n << " samples";
   }
+  fs::remove_all(out);
+}
+
+// Every argument is checked before the first case runs, with exit 3 and the flag named.
+TEST(Cli, BadArgumentsStopTheRunBeforeAnyCase) {
+  const auto no_out = run("run tests/data/cpu_small.toml --device cpu --out ''");
+  EXPECT_EQ(no_out.code, 3) << no_out.out;
+  EXPECT_NE(no_out.out.find("--out '': name a folder for the results"), std::string::npos) << no_out.out;
+  EXPECT_EQ(no_out.out.find("gemm-cpu/"), std::string::npos) << "a case ran: " << no_out.out;
+  const auto unusable = run("run tests/data/cpu_small.toml --device cpu --out /proc/assay-cannot-be-here");
+  EXPECT_EQ(unusable.code, 3) << unusable.out;
+  EXPECT_NE(unusable.out.find("--out '/proc/assay-cannot-be-here': cannot create this folder"), std::string::npos)
+      << unusable.out;
+  EXPECT_EQ(unusable.out.find("gemm-cpu/"), std::string::npos) << "a case ran: " << unusable.out;
+  const auto nan_gap = run("run tests/data/cpu_small.toml --device cpu --gap-us nan");
+  EXPECT_EQ(nan_gap.code, 3) << nan_gap.out;
+  EXPECT_NE(nan_gap.out.find("--gap-us"), std::string::npos) << nan_gap.out;
+  const auto negative_seed = run("run tests/data/cpu_small.toml --device cpu --seed -1");
+  EXPECT_EQ(negative_seed.code, 3) << negative_seed.out;
+  EXPECT_NE(negative_seed.out.find("--seed"), std::string::npos) << negative_seed.out;
+}
+
+// Runs started together into one folder and one history: each gets its own document, and the
+// history keeps every run.
+TEST(Cli, ConcurrentRunsIntoOneFolderKeepEveryDocumentAndRow) {
+  const fs::path out = fresh_dir("concurrent");
+  const std::string db = (out / "h.db").string();
+  std::string cmd = "cd " + source_dir() + " && ";
+  for (int i = 0; i < 8; ++i)
+    cmd += assay_bin() + " run tests/data/cpu_small.toml --device cpu --quiet --tag same --out " + out.string() +
+           " --history " + db + " > /dev/null 2>&1 & ";
+  ASSERT_EQ(std::system((cmd + "wait").c_str()), 0);
+  const auto docs = files_in(out, ".json");
+  EXPECT_EQ(docs.size(), 8u);
+  for (const auto& f : docs) {
+    const auto doc = parse_results_json(read_text_file(f), f.string());
+    EXPECT_EQ(doc.cases.size(), 4u) << f;
+  }
+  const auto history = run("history --history " + db);
+  EXPECT_EQ(history.code, 0) << history.out;
+  EXPECT_EQ(std::count(history.out.begin(), history.out.end(), '\n'), 9) << history.out;  // header + 8 runs
   fs::remove_all(out);
 }
