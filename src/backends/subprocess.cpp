@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 
 namespace assay {
 
@@ -70,6 +71,7 @@ SubprocessResult run_subprocess(const std::vector<std::string>& argv, const std:
     ::_exit(127);
   }
   ::setpgid(pid, pid);
+  register_child_group(pid, limits.signal_on_interrupt);
   ::close(in.fd[0]); in.fd[0] = -1;
   ::close(out.fd[1]); out.fd[1] = -1;
   ::close(err.fd[1]); err.fd[1] = -1;
@@ -77,6 +79,7 @@ SubprocessResult run_subprocess(const std::vector<std::string>& argv, const std:
   int exec_errno = 0;
   if (::read(exec_err.fd[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
     ::waitpid(pid, nullptr, 0);
+    unregister_child_group(pid);
     r.error = "cannot execute '" + argv[0] + "': " + std::strerror(exec_errno);
     in.close_both(); out.close_both(); err.close_both(); exec_err.close_both();
     return r;
@@ -160,6 +163,7 @@ SubprocessResult run_subprocess(const std::vector<std::string>& argv, const std:
   // Whatever the child left running in its group (a detached helper of an adapter) goes with
   // it, whether it exited or was killed.
   ::kill(-pid, SIGKILL);
+  unregister_child_group(pid);
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   if (r.err_tail.size() > limits.stderr_tail_bytes)

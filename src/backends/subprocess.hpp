@@ -24,6 +24,9 @@ struct SubprocessLimits {
   double timeout_s = 60;
   std::size_t max_stdout_bytes = 1 << 20;
   std::size_t stderr_tail_bytes = 4096;
+  // What the child's group gets when assay is interrupted (core/interrupt.hpp): SIGKILL for a
+  // worker or adapter, SIGTERM for a child that is to finish its own results first.
+  int signal_on_interrupt = 9;  // SIGKILL
 };
 
 SubprocessResult run_subprocess(const std::vector<std::string>& argv, const std::string& stdin_text,

@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "core/atomic_file.hpp"
+#include "core/interrupt.hpp"
 #include "core/results.hpp"
 #include "report/markdown.hpp"
 #include "report/session_summary.hpp"
@@ -67,13 +68,16 @@ int run_once(RunFlags& f) {
   }
   if (f.json) std::cout << to_json_text(out.doc);
   else if (!f.quiet) std::cout << report::terminal_table(out.doc);
-  std::size_t counts[6] = {};
+  std::size_t counts[7] = {};
   for (const auto& c : out.doc.cases) ++counts[static_cast<int>(c.status)];
   std::cerr << counts[0] << " ok, " << counts[1] << " check-failed, " << counts[3] << " error, " << counts[2]
             << " skipped";
   if (counts[4] + counts[5]) std::cerr << ", " << counts[4] << " crashed, " << counts[5] << " timeout";
+  if (counts[6]) std::cerr << ", " << counts[6] << " interrupted";
   std::cerr << "; results: " << out.results_path << "\n";
-  return records ? record_in_history(f, out) : static_cast<int>(out.code);
+  const int code = records ? record_in_history(f, out) : static_cast<int>(out.code);
+  // Interrupted: 128 + the signal, as a shell reports a process that the signal ended.
+  return out.interrupted_by ? 128 + out.interrupted_by : code;
 }
 
 // --repeat N: N sessions, each a fresh process writing into one group folder, then the
@@ -182,6 +186,7 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
       f.opt.shard_index = std::stoi(m[1]);
       f.opt.shard_count = std::stoi(m[2]);
     }
+    install_interrupt_handlers();
     return f.repeat > 1 ? run_repeated(f) : run_once(f);
   };
 }

@@ -57,9 +57,10 @@ SideMap collect(const store::RunSet& set, const CompareOptions& o, const std::op
         s.first = &c;
         s.order = sides.size();
       }
-      if (c.status != CaseStatus::ok && c.status != CaseStatus::skipped) {  // failed, error, crashed, timeout
+      const bool not_run = c.status == CaseStatus::skipped || c.status == CaseStatus::interrupted;
+      if (c.status != CaseStatus::ok && !not_run) {  // failed, error, crashed, timeout
         if (s.failed_reason.empty()) s.failed_reason = case_status_name(c.status) + ": " + c.reason;
-      } else if (c.status == CaseStatus::skipped) {
+      } else if (not_run) {
         if (s.skipped_reason.empty()) s.skipped_reason = c.reason;
       } else if (auto v = metric_samples(c, o.metric); !v.empty()) {
         s.samples.push_back(std::move(v));

@@ -136,8 +136,9 @@ struct TelemetryRecord {
 
 // ok: checked and timed; check-failed: a check failed (never timed); skipped: could not run
 // here; error: the case could not run; crashed: its worker died (fault, abort, signal);
-// timeout: its worker was killed at the per-case limit.
-enum class CaseStatus { ok, check_failed, skipped, error, crashed, timeout };
+// timeout: its worker was killed at the per-case limit; interrupted: assay was stopped (SIGINT,
+// SIGTERM) before the case finished, or before it started.
+enum class CaseStatus { ok, check_failed, skipped, error, crashed, timeout, interrupted };
 std::string case_status_name(CaseStatus s);
 std::optional<CaseStatus> parse_case_status(const std::string& s);
 

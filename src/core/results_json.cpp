@@ -19,13 +19,14 @@ std::string case_status_name(CaseStatus s) {
     case CaseStatus::error: return "error";
     case CaseStatus::crashed: return "crashed";
     case CaseStatus::timeout: return "timeout";
+    case CaseStatus::interrupted: return "interrupted";
   }
   return "error";
 }
 
 std::optional<CaseStatus> parse_case_status(const std::string& s) {
   for (auto st : {CaseStatus::ok, CaseStatus::check_failed, CaseStatus::skipped, CaseStatus::error,
-                  CaseStatus::crashed, CaseStatus::timeout})
+                  CaseStatus::crashed, CaseStatus::timeout, CaseStatus::interrupted})
     if (case_status_name(st) == s) return st;
   return std::nullopt;
 }

@@ -1,5 +1,7 @@
 #include "runner/repeat.hpp"
 
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +12,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 
 namespace assay::runner {
 namespace fs = std::filesystem;
@@ -33,14 +36,24 @@ int run_one(const std::vector<std::string>& argv, const std::string& group_id, i
   const pid_t pid = ::fork();
   if (pid < 0) throw InternalError(std::string("--repeat: cannot fork: ") + std::strerror(errno));
   if (pid == 0) {
+    // A group of its own, told SIGTERM when this process dies or is interrupted: the session
+    // then stops its workers and writes its results with what it finished.
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
     ::setenv(kRunGroupEnv, group_id.c_str(), 1);
     ::setenv(kSessionEnv, session.c_str(), 1);
     ::execv("/proc/self/exe", args.data());
     _exit(4);  // exec failed: an infrastructure error
   }
+  ::setpgid(pid, pid);
+  register_child_group(pid, SIGTERM);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) throw InternalError(std::string("--repeat: waitpid: ") + std::strerror(errno));
+    if (errno != EINTR) {
+      unregister_child_group(pid);
+      throw InternalError(std::string("--repeat: waitpid: ") + std::strerror(errno));
+    }
+  unregister_child_group(pid);
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return static_cast<int>(ExitCode::internal);  // killed by a signal
 }
@@ -76,6 +89,7 @@ std::vector<SessionOutcome> run_sessions(const std::vector<std::string>& session
       if (!before.count(f)) o.results_path = f;
     outcomes.push_back(o);
     if (o.exit_code == static_cast<int>(ExitCode::skipped) || o.exit_code == static_cast<int>(ExitCode::bad_input)) break;
+    if (interrupt_signal() != 0) break;
   }
   return outcomes;
 }
@@ -84,6 +98,7 @@ int combined_exit_code(const std::vector<SessionOutcome>& sessions) {
   const auto any = [&](int code) {
     return std::any_of(sessions.begin(), sessions.end(), [&](const SessionOutcome& s) { return s.exit_code == code; });
   };
+  if (const int sig = interrupt_signal()) return 128 + sig;
   if (any(1)) return 1;
   for (const auto& s : sessions)
     if (s.exit_code != 0) return s.exit_code;

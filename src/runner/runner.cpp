@@ -1,5 +1,7 @@
 #include "runner/runner.hpp"
 
+#include <string.h>
+
 #include <atomic>
 #include <mutex>
 #include <thread>
@@ -19,11 +21,15 @@
 #include "runner/worker.hpp"
 #include "suite/suite.hpp"
 #include "core/atomic_file.hpp"
+#include "core/interrupt.hpp"
 #include "verify/case_protocol.hpp"
 
 namespace assay::runner {
 
 namespace {
+
+// "SIGINT", "SIGTERM": the signal as people name it.
+std::string sigabbrev(int sig) { return std::string("SIG") + ::sigabbrev_np(sig); }
 
 // A case measured in rounds: one record from its rounds' (merge_rounds), summarised over every
 // round's samples when each round was ok.
@@ -114,6 +120,11 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
     const verify::ResolvedCase rc = resolve_case(pc, opt, round, device);
     const Backend& backend = *find_backend(pc.backend);
     CaseRecord rec = verify::planned_record(rc);
+    if (const int sig = interrupt_signal()) {
+      rec.status = CaseStatus::interrupted;
+      rec.reason = std::string("not run: assay was interrupted (") + sigabbrev(sig) + ")";
+      return rec;
+    }
     if (no_cuda(i)) {
       rec.status = CaseStatus::skipped;
       rec.reason = ex.cuda_skip;
@@ -131,7 +142,13 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
                                 : "") +
                " ...");
     }
-    return opt.isolate ? run_case_in_worker(rc, case_timeout_s(pc), opt.sanitize) : execute_case(rc, ex);
+    rec = opt.isolate ? run_case_in_worker(rc, case_timeout_s(pc), opt.sanitize) : execute_case(rc, ex);
+    // A case that the interruption cut short: what it recorded stays, under the true status.
+    if (const int sig = interrupt_signal(); sig && rec.status != CaseStatus::ok) {
+      rec.status = CaseStatus::interrupted;
+      rec.reason = std::string("assay was interrupted (") + sigabbrev(sig) + ") while the case ran";
+    }
+    return rec;
   };
   // Case i's final record: its line, its place in the document, and the document rewritten.
   const auto finish = [&](std::size_t i, const std::string& device, CaseRecord rec) {
@@ -185,11 +202,12 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
     for (const auto& d : devices) threads.emplace_back(device_loop, d);
   }
   out.doc.run.finished_utc = utc_now_iso8601();
+  out.interrupted_by = interrupt_signal();
   out.doc.cases = std::move(file.cases());
   attach_baseline_ratios(out.doc.cases);
   out.code = exit_code_for(out.doc.cases);
 
-  if (out.code == ExitCode::skipped) {
+  if (out.code == ExitCode::skipped && !out.interrupted_by) {
     out.skipped_reason = ex.cuda_skip.empty() ? out.doc.cases.front().reason : ex.cuda_skip;
     file.discard();  // nothing ran: no results file is left
     return out;

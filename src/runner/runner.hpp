@@ -19,6 +19,7 @@ struct RunOutcome {
   std::string markdown_path;
   ExitCode code = ExitCode::ok;
   std::string skipped_reason;  // when nothing could run
+  int interrupted_by = 0;      // the signal that stopped the run (SIGINT, SIGTERM); 0: none
 };
 
 // progress(line) is called before and after each case.

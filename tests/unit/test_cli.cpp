@@ -269,7 +269,7 @@ TEST(Cli, BadArgumentsStopTheRunBeforeAnyCase) {
 TEST(Cli, ConcurrentRunsIntoOneFolderKeepEveryDocumentAndRow) {
   const fs::path out = fresh_dir("concurrent");
   const std::string db = (out / "h.db").string();
-  std::string cmd = "cd " + source_dir() + " && ";
+  std::string cmd = "cd " + source_dir() + " || exit 1; ";  // not `&&`: that would put the cd in the first job only
   for (int i = 0; i < 8; ++i)
     cmd += assay_bin() + " run tests/data/cpu_small.toml --device cpu --quiet --tag same --out " + out.string() +
            " --history " + db + " > /dev/null 2>&1 & ";

@@ -1,7 +1,16 @@
 // Crash isolation, sharding and merging, end to end through the assay binary.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <iterator>
 #include <set>
+#include <thread>
 
 #include "cli_support.hpp"
 #include "core/atomic_file.hpp"
@@ -211,5 +220,128 @@ TEST(Isolation, TheWorkerRunsTheResolvedCaseWithoutTheSuite) {
   const auto bad = run_assay("__worker < " + (dir / "bad.json").string());
   EXPECT_EQ(bad.code, 4);
   EXPECT_NE(bad.out.find("resolved case, field 'id'"), std::string::npos) << bad.out;
+  fs::remove_all(dir);
+}
+
+namespace {
+
+// Processes (other than this test) whose environment holds `mark`: what a run left behind.
+std::vector<std::string> processes_marked(const std::string& mark) {
+  std::vector<std::string> found;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string pid = e.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream env(e.path() / "environ", std::ios::binary);
+    const std::string text{std::istreambuf_iterator<char>(env), std::istreambuf_iterator<char>()};
+    std::ifstream stat(e.path() / "stat");
+    std::string self, name, state;
+    stat >> self >> name >> state;
+    if (text.find(mark) != std::string::npos && state != "Z") found.push_back(pid + " " + name);
+  }
+  return found;
+}
+
+// Starts the testbed on a suite whose second case hangs (its worker would run for 60 s), and
+// returns once that case's worker is running.
+pid_t start_hanging_run(const fs::path& dir, const std::string& mark) {
+  fs::create_directories(dir);
+  write_file_atomically(dir / "hang.toml", R"([defaults.measure]
+min_samples = 3
+min_time_s = 0.01
+warmup_min_s = 0
+timeout_s = 1
+case_timeout_s = 60
+[[bench]]
+name = "stop"
+workload = "gemm"
+backends = ["cpu", "test-hang"]
+dtype = "f32"
+[bench.axes]
+m = [8, 16]
+n = 8
+k = 8
+)");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int null_fd = ::open("/dev/null", O_WRONLY);
+    dup2(null_fd, 1);
+    dup2(null_fd, 2);
+    setenv("ASSAY_TEST_BACKENDS", "1", 1);
+    setenv("ASSAY_TEST_MARK", mark.c_str(), 1);
+    const std::string bin = assay_testbed_bin(), suite = (dir / "hang.toml").string(), out = (dir / "out").string();
+    execl(bin.c_str(), bin.c_str(), "run", suite.c_str(), "--device", "cpu", "--no-history", "--out", out.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Up to 10 s for the first case to be in the results file and the hanging case's worker to run.
+  for (int i = 0; i < 500; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const auto files = files_in(dir / "out", ".json");
+    if (files.size() != 1) continue;
+    try {
+      if (parse_results_json(read_text_file(files[0]), "partial").cases.size() != 1) continue;
+    } catch (const InputError&) {
+      continue;
+    }
+    for (const auto& p : processes_marked(mark))
+      if (p.find("assay-testbed") != std::string::npos && p.substr(0, p.find(' ')) != std::to_string(pid)) return pid;
+  }
+  return pid;
+}
+
+int wait_exit_code(pid_t pid, double timeout_s) {
+  for (int i = 0; i < timeout_s * 100; ++i) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  return -1;
+}
+
+}  // namespace
+
+// Ctrl-C (or SIGTERM) ends the whole tree at once; the results say what finished, what was cut
+// short and what never ran, and the Markdown is written.
+TEST(Isolation, AnInterruptedRunEndsItsWorkersAndKeepsWhatFinished) {
+  for (const int sig : {SIGINT, SIGTERM}) {
+    const fs::path dir = fresh_dir("interrupt-" + std::to_string(sig));
+    const std::string mark = "interrupt-" + std::to_string(getpid()) + "-" + std::to_string(sig);
+    const pid_t pid = start_hanging_run(dir, mark);
+    kill(pid, sig);
+    EXPECT_EQ(wait_exit_code(pid, 10), 128 + sig);
+    EXPECT_TRUE(processes_marked(mark).empty()) << processes_marked(mark).front();
+    const ResultsDocument doc = only_results(dir / "out");
+    ASSERT_EQ(doc.cases.size(), 4u);
+    EXPECT_EQ(doc.cases[0].status, CaseStatus::ok) << doc.cases[0].reason;
+    EXPECT_EQ(doc.cases[1].status, CaseStatus::interrupted);
+    EXPECT_NE(doc.cases[1].reason.find("while the case ran"), std::string::npos) << doc.cases[1].reason;
+    for (int i : {2, 3}) {
+      EXPECT_EQ(doc.cases[i].status, CaseStatus::interrupted);
+      EXPECT_NE(doc.cases[i].reason.find("not run: assay was interrupted (SIG"), std::string::npos) << doc.cases[i].reason;
+    }
+    EXPECT_EQ(files_in(dir / "out", ".md").size(), 1u);
+    fs::remove_all(dir);
+  }
+}
+
+// kill -9 leaves assay no handler to run: its worker still dies with it (parent-death signal).
+TEST(Isolation, AKilledRunLeavesNoWorkerBehind) {
+  const fs::path dir = fresh_dir("kill9");
+  const std::string mark = "kill9-" + std::to_string(getpid());
+  const pid_t pid = start_hanging_run(dir, mark);
+  kill(pid, SIGKILL);
+  wait_exit_code(pid, 10);
+  std::vector<std::string> left = processes_marked(mark);
+  for (int i = 0; i < 100 && !left.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    left = processes_marked(mark);
+  }
+  EXPECT_TRUE(left.empty()) << left.front();
+  // What finished before the kill is in a valid document.
+  const ResultsDocument doc = only_results(dir / "out");
+  ASSERT_GE(doc.cases.size(), 1u);
+  EXPECT_EQ(doc.cases[0].status, CaseStatus::ok);
   fs::remove_all(dir);
 }

@@ -54,7 +54,7 @@ __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
 // Release at CTA scope (the default), as a stage release needs: what is ordered is this
 // warp group's wgmma reads of the stage, already retired by wgmma.wait_group; the peer's
 // next write there is a TMA (async proxy). `.release.cluster` here cost the 2-CTA
-// configurations 30-70% (bench/notes/gemm.md, v1b -> v2).
+// configurations 30-70% (docs/kernels/hopper-gemm.md, v1b -> v2).
 __device__ __forceinline__ void mbar_arrive_cluster(std::uint64_t* bar, unsigned cta) {
   asm volatile(
       "{\n"
