@@ -49,6 +49,10 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    bool any = false;
+    for (auto& [sub, action] : actions) any = any || sub->parsed();
+    if (!any && argc > 1)  // name what was given instead of a command
+      std::cerr << "assay: '" << argv[1] << "' is not a command (run, check, merge, list, compare, history, doctor)\n";
     std::cerr << "assay: " << e.what() << " (see --help)\n";
     return static_cast<int>(ExitCode::bad_input);
   }

@@ -1,4 +1,5 @@
 // assay compare BASE CAND: verdicts per case, the gate, and the CI outputs.
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -37,7 +38,7 @@ Action add_compare_command(CLI::App& app) {
   app.add_option("candidate", f->cand, "candidate: the same kinds as base")->required();
   app.add_option("--fail-on", f->fail_on, "exit 1 when any case has one of these verdicts (e.g. slower,ambiguous)")
       ->delimiter(',');
-  app.add_option("--require", f->require, "exit 1 unless every compared case has this verdict (e.g. faster)");
+  auto* require = app.add_option("--require", f->require, "exit 1 unless every compared case has this verdict (e.g. faster)");
   app.add_option("--floor", f->floor_pct, "practical floor in %: smaller changes are SAME")->capture_default_str();
   app.add_option("--alpha", t.alpha, "false-alarm rate: Mann-Whitney p must be below it")->capture_default_str();
   app.add_option("--confidence", t.confidence, "confidence of the intervals")->capture_default_str();
@@ -48,15 +49,26 @@ Action add_compare_command(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--normalize", f->normalize, "'peak': compare % of peak, also across GPU models")
       ->check(CLI::IsMember({"peak"}));
-  app.add_option("--filter", f->filter, "compare only cases whose id matches this regex");
   app.add_option("--history", f->history, "history database for tags and commits (default $ASSAY_HISTORY or .assay/history.db)");
-  app.add_option("--markdown", f->markdown, "write Markdown (PR comment, job summary) to this file");
-  app.add_option("--junit", f->junit, "write JUnit XML (one testcase per case) to this file");
-  app.add_option("--bmf", f->bmf, "write Bencher Metric Format JSON of the candidate to this file");
-  app.add_option("--csv", f->csv, "write CSV (one row per case, every statistic) to this file");
+  auto* markdown = app.add_option("--markdown", f->markdown, "write Markdown (PR comment, job summary) to this file");
+  auto* junit = app.add_option("--junit", f->junit, "write JUnit XML (one testcase per case) to this file");
+  auto* bmf = app.add_option("--bmf", f->bmf, "write Bencher Metric Format JSON of the candidate to this file");
+  auto* csv = app.add_option("--csv", f->csv, "write CSV (one row per case, every statistic) to this file");
+  auto* filter = app.add_option("--filter", f->filter, "compare only cases whose id matches this regex");
   app.add_flag("--quiet", f->quiet, "print only the summary line and the gate");
 
-  return [f]() -> int {
+  return [f, require, markdown, junit, bmf, csv, filter]() -> int {
+    // Flags given with an empty value are mistakes, not "unset"; output files are checked
+    // before the comparison so that no work is lost to an unwritable path.
+    if (require->count() && f->require.empty()) throw InputError("--require '': name a verdict");
+    if (filter->count() && f->filter.empty()) throw InputError("--filter '': give a regex");
+    for (const auto& [opt, path] : {std::pair{markdown, &f->markdown}, std::pair{junit, &f->junit},
+                                    std::pair{bmf, &f->bmf}, std::pair{csv, &f->csv}}) {
+      if (!opt->count()) continue;
+      const std::string flag = opt->get_name();
+      if (path->empty()) throw InputError(flag + " '': name a file to write");
+      if (std::filesystem::is_directory(*path)) throw InputError(flag + " '" + *path + "': is a folder, not a file");
+    }
     stats::Thresholds& th = f->options.thresholds;
     if (!(f->floor_pct >= 0 && f->floor_pct < 100)) throw InputError("--floor: a percentage in [0, 100)");
     if (!(th.alpha > 0 && th.alpha < 1)) throw InputError("--alpha: a probability in (0, 1)");

@@ -1,6 +1,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <regex>
 #include <sstream>
@@ -28,7 +29,20 @@ struct RunFlags {
   std::uint64_t rounds = 0;  // 0: the suite's
   double gap_us = -1;        // < 0: the suite's
   bool json = false, quiet = false, no_history = false;
+  bool history_given = false, devices_given = false, shard_given = false, filter_given = false;
 };
+
+bool printable_ascii(const std::string& s) {
+  for (char c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) return false;
+  return true;
+}
+
+// A run's tag is part of its results file name: the suite's name rule (docs/suite-format.md).
+bool safe_tag(const std::string& tag) {
+  if (tag.size() > 100 || (!tag.empty() && tag[0] == '.')) return false;
+  return std::regex_match(tag, std::regex("[A-Za-z0-9._-]*"));
+}
 
 // The group this process belongs to when a parent `--repeat` started it; a run on its own else.
 store::SessionInfo session_from_environment() {
@@ -40,6 +54,32 @@ store::SessionInfo session_from_environment() {
   const std::string text = session;
   if (!std::regex_match(text, m, std::regex("([0-9]+)/([0-9]+)"))) return s;
   return {group, std::stoi(m[1]), std::stoi(m[2])};
+}
+
+// --history names a database file: checked before any case runs, so that a run is never lost
+// to a history it cannot write (a folder, another kind of file, a folder that cannot be made).
+void check_history_flag(const std::string& flag_value, bool given) {
+  namespace fs = std::filesystem;
+  if (given && flag_value.empty()) throw InputError("--history '': name a history database file");
+  const std::string path = store::history_path(flag_value);
+  std::error_code ec;
+  const auto st = fs::status(path, ec);
+  if (fs::is_directory(st)) throw InputError("--history '" + path + "': is a folder, not a history database file");
+  if (fs::exists(st)) {
+    if (!fs::is_regular_file(st)) throw InputError("--history '" + path + "': not a regular file");
+    std::ifstream in(path, std::ios::binary);
+    char head[16] = {};
+    in.read(head, sizeof head);
+    if (in.gcount() > 0 && std::string(head, static_cast<std::size_t>(in.gcount())) != std::string("SQLite format 3\0", 16))
+      throw InputError("--history '" + path + "': not an assay history database (not an SQLite file)");
+    return;
+  }
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent)) {
+    fs::create_directories(parent, ec);
+    if (!fs::is_directory(parent))
+      throw InputError("--history '" + path + "': cannot create its folder" + (ec ? ": " + ec.message() : ""));
+  }
 }
 
 // Records a finished run; a failure here does not lose the results file, which is already written.
@@ -57,7 +97,10 @@ int record_in_history(const RunFlags& f, const runner::RunOutcome& out) {
 
 int run_once(RunFlags& f) {
   const bool records = !f.opt.check_only && !f.no_history;
-  if (records) store::HistoryDb::verify_writable(store::history_path(f.history));  // before any case runs
+  if (records) {  // before any case runs
+    check_history_flag(f.history, f.history_given);
+    store::HistoryDb::verify_writable(store::history_path(f.history));
+  }
   const auto progress = [&f](const std::string& line) {
     if (!f.quiet) std::cerr << line << "\n";
   };
@@ -68,12 +111,13 @@ int run_once(RunFlags& f) {
   }
   if (f.json) std::cout << to_json_text(out.doc);
   else if (!f.quiet) std::cout << report::terminal_table(out.doc);
-  std::size_t counts[7] = {};
+  std::size_t counts[8] = {};
   for (const auto& c : out.doc.cases) ++counts[static_cast<int>(c.status)];
   std::cerr << counts[0] << " ok, " << counts[1] << " check-failed, " << counts[3] << " error, " << counts[2]
             << " skipped";
   if (counts[4] + counts[5]) std::cerr << ", " << counts[4] << " crashed, " << counts[5] << " timeout";
   if (counts[6]) std::cerr << ", " << counts[6] << " interrupted";
+  if (counts[7]) std::cerr << ", " << counts[7] << " implausible";
   std::cerr << "; results: " << out.results_path << "\n";
   const int code = records ? record_in_history(f, out) : static_cast<int>(out.code);
   // Interrupted: 128 + the signal, as a shell reports a process that the signal ended.
@@ -84,7 +128,10 @@ int run_once(RunFlags& f) {
 // combined summary (median of session medians, spread between sessions) beside them.
 int run_repeated(RunFlags& f) {
   const suite::Suite s = suite::load_suite(f.opt.suite_path);  // bad input stops here, before any session
-  if (!f.no_history) store::HistoryDb::verify_writable(store::history_path(f.history));
+  if (!f.no_history) {
+    check_history_flag(f.history, f.history_given);
+    store::HistoryDb::verify_writable(store::history_path(f.history));
+  }
   const std::string group_id = s.name + "-" + (f.opt.tag.empty() ? "untagged" : f.opt.tag) + "-" +
                                runner::utc_now_compact() + "-x" + std::to_string(f.repeat);
   const std::string group_dir = f.opt.out_dir + "/" + group_id;
@@ -135,24 +182,32 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
               return std::isfinite(std::strtod(v.c_str(), nullptr)) ? "" : "must be a finite number of microseconds";
             },
             "FINITE"));
-    app.add_option("--history", flags->history, "history database (default $ASSAY_HISTORY or .assay/history.db)");
+    app.add_option("--history", flags->history, "history database (default $ASSAY_HISTORY or .assay/history.db)")
+        ->each([flags](const std::string&) { flags->history_given = true; });
     app.add_flag("--no-history", flags->no_history, "do not record this run in the history");
   }
-  app.add_option("--filter", flags->filter, "run only cases whose id matches this regex (bench/backend/dtype/params)");
+  app.add_option("--filter", flags->filter, "run only cases whose id matches this regex (bench/backend/dtype/params)")
+      ->each([flags](const std::string&) { flags->filter_given = true; });
   app.add_option("--seed", flags->opt.seed, "base seed of the random inputs")
       ->capture_default_str()
       ->check(CLI::Validator(
           [](const std::string& v) -> std::string {
             // An unsigned parse would wrap "-1" to 2^64-1 without a word.
-            return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos
+            const std::string max = "18446744073709551615";
+            const auto first = v.find_first_not_of('0');
+            const std::string digits = first == std::string::npos ? "0" : v.substr(first);
+            const bool fits = digits.size() < max.size() || (digits.size() == max.size() && digits <= max);
+            return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos && fits
                        ? ""
                        : "must be a whole number from 0 to 18446744073709551615";
           },
           "UINT64"));
-  app.add_option("--shard", flags->shard, "run shard I of N (I/N): whole points dealt round-robin; merge with `assay merge`");
+  app.add_option("--shard", flags->shard, "run shard I of N (I/N): whole points dealt round-robin; merge with `assay merge`")
+      ->each([flags](const std::string&) { flags->shard_given = true; });
   app.add_flag("--no-isolate", flags->no_isolate,
                "run cases in this process (faster start, but a fault ends the run); default: one worker process per case");
-  app.add_option("--devices", flags->devices, "run on several GPUs in parallel, one worker per GPU: 0,2 or all");
+  app.add_option("--devices", flags->devices, "run on several GPUs in parallel, one worker per GPU: 0,2 or all")
+      ->each([flags](const std::string&) { flags->devices_given = true; });
   if (check_only)
     app.add_flag("--sanitize", flags->sanitize,
                  "also run each GPU case's check under compute-sanitizer (memcheck, racecheck) and report findings");
@@ -167,18 +222,36 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
       throw InputError("--rounds " + std::to_string(f.rounds) + ": " + suite::kRoundsRule);
     if (f.rounds > 0) f.opt.rounds = f.rounds;
     if (f.gap_us >= 0) f.opt.gap_us = f.gap_us;
+    if (f.filter_given && f.filter.empty()) throw InputError("--filter '': give a regex of case ids");
     if (!f.filter.empty()) f.opt.filter = f.filter;
-    if (!std::regex_match(f.opt.tag, std::regex("[A-Za-z0-9._-]*")))
-      throw InputError("--tag '" + f.opt.tag + "': use only letters, digits, '.', '_' and '-'");
+    if (!safe_tag(f.opt.tag))
+      throw InputError("--tag " + (printable_ascii(f.opt.tag) && f.opt.tag.size() <= 100 ? "'" + f.opt.tag + "'" : std::string("(") + std::to_string(f.opt.tag.size()) + " bytes)") +
+                       ": use only letters, digits, '.', '_' and '-', not starting with '.', at most 100 characters");
     f.opt.isolate = !f.no_isolate;
     f.opt.doctor = !f.no_doctor;
     f.opt.sanitize = f.sanitize;
     if (f.sanitize && f.no_isolate) throw InputError("--sanitize runs each case's worker under compute-sanitizer: drop --no-isolate");
-    if (!f.devices.empty()) {
+    // --device is 'cpu' or a GPU index; --devices 'all' or GPU indices (which of them exist is
+    // the runner's to say; an index may repeat: two workers on one GPU): checked here, before
+    // any case runs.
+    const std::regex index("[0-9]{1,4}");
+    if (f.opt.device != "cpu" && !std::regex_match(f.opt.device, index))
+      throw InputError("--device '" + (printable_ascii(f.opt.device) ? f.opt.device : std::string("?")) +
+                       "': use 'cpu' or a GPU index (0, 1, ...)");
+    if (f.devices_given) {
+      if (f.opt.device == "cpu") throw InputError("--devices runs one worker per GPU: drop --device cpu");
       std::stringstream ss(f.devices);
-      for (std::string d; std::getline(ss, d, ',');) f.opt.devices.push_back(d);
+      for (std::string d; std::getline(ss, d, ',');) {
+        if (d == "all" ? f.devices.find(',') != std::string::npos : !std::regex_match(d, index))
+          throw InputError("--devices '" + (printable_ascii(f.devices) ? f.devices : std::string("?")) +
+                           "': use 'all' or GPU indices, e.g. 0,2");
+        f.opt.devices.push_back(d);
+      }
+      if (f.opt.devices.empty() || f.devices.back() == ',')
+        throw InputError("--devices '" + (printable_ascii(f.devices) ? f.devices : std::string("?")) +
+                         "': use 'all' or GPU indices, e.g. 0,2");
     }
-    if (!f.shard.empty()) {
+    if (f.shard_given) {
       std::smatch m;
       if (!std::regex_match(f.shard, m, std::regex("([0-9]{1,6})/([0-9]{1,6})")) || std::stoi(m[1]) < 1 ||
           std::stoi(m[1]) > std::stoi(m[2]))

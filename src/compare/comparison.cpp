@@ -58,7 +58,7 @@ SideMap collect(const store::RunSet& set, const CompareOptions& o, const std::op
         s.order = sides.size();
       }
       const bool not_run = c.status == CaseStatus::skipped || c.status == CaseStatus::interrupted;
-      if (c.status != CaseStatus::ok && !not_run) {  // failed, error, crashed, timeout
+      if (c.status != CaseStatus::ok && !not_run) {  // failed, error, crashed, timeout, implausible
         if (s.failed_reason.empty()) s.failed_reason = case_status_name(c.status) + ": " + c.reason;
       } else if (not_run) {
         if (s.skipped_reason.empty()) s.skipped_reason = c.reason;

@@ -137,8 +137,9 @@ struct TelemetryRecord {
 // ok: checked and timed; check-failed: a check failed (never timed); skipped: could not run
 // here; error: the case could not run; crashed: its worker died (fault, abort, signal);
 // timeout: its worker was killed at the per-case limit; interrupted: assay was stopped (SIGINT,
-// SIGTERM) before the case finished, or before it started.
-enum class CaseStatus { ok, check_failed, skipped, error, crashed, timeout, interrupted };
+// SIGTERM) before the case finished, or before it started; implausible: its median time is below
+// the physical floor of the device (its work at the peak rate), so the timing is wrong.
+enum class CaseStatus { ok, check_failed, skipped, error, crashed, timeout, interrupted, implausible };
 std::string case_status_name(CaseStatus s);
 std::optional<CaseStatus> parse_case_status(const std::string& s);
 

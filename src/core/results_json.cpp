@@ -2,8 +2,10 @@
 // schema name and version first and names the exact field of any bad value.
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "core/results.hpp"
@@ -20,13 +22,15 @@ std::string case_status_name(CaseStatus s) {
     case CaseStatus::crashed: return "crashed";
     case CaseStatus::timeout: return "timeout";
     case CaseStatus::interrupted: return "interrupted";
+    case CaseStatus::implausible: return "implausible";
   }
   return "error";
 }
 
 std::optional<CaseStatus> parse_case_status(const std::string& s) {
   for (auto st : {CaseStatus::ok, CaseStatus::check_failed, CaseStatus::skipped, CaseStatus::error,
-                  CaseStatus::crashed, CaseStatus::timeout, CaseStatus::interrupted})
+                  CaseStatus::crashed, CaseStatus::timeout, CaseStatus::interrupted,
+                  CaseStatus::implausible})
     if (case_status_name(st) == s) return st;
   return std::nullopt;
 }
@@ -148,6 +152,14 @@ json case_json(const CaseRecord& c) {
   return j;
 }
 
+// What a results file may hold and still be read: a sample is a time in nanoseconds (a value
+// outside these bounds is not one, and would take the statistics to infinity or NaN), and an
+// array of samples no longer than a run can take (the suite's max_samples bound).
+constexpr double kMinSampleNs = 1e-3;
+constexpr double kMaxSampleNs = 1e15;
+constexpr std::size_t kMaxSamplesPerCase = 1000000;
+constexpr double kMaxWork = 1e30;  // flops or bytes of one call
+
 // Reads fields of one JSON object and names the full path of any missing or mistyped one.
 class Reader {
  public:
@@ -162,11 +174,61 @@ class Reader {
     // The writer turns non-finite numbers into null (JSON has no NaN or infinity).
     if constexpr (std::is_floating_point_v<T>)
       if (it->is_null()) return std::numeric_limits<T>::quiet_NaN();
+    // A whole number must be written as one, and fit: nlohmann would truncate 1.5 to 1 and
+    // wrap -1 to 2^64 - 1 without a word.
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if (!it->is_number_integer()) fail(key, std::string("must be a whole number, not ") + it->type_name());
+      const bool fits = it->is_number_unsigned()
+                            ? it->template get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())
+                            : std::is_signed_v<T> && it->template get<std::int64_t>() >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
+                                  it->template get<std::int64_t>() <= static_cast<std::int64_t>(std::numeric_limits<T>::max());
+      if (!fits) fail(key, "is out of range (" + it->dump() + ")");
+    }
     try {
       return it->template get<T>();
     } catch (const nlohmann::json::exception&) {
       fail(key, std::string("has the wrong type (") + it->type_name() + ")");
     }
+  }
+  // A number that must be finite and in [lo, hi] (null, the writer's form of a non-finite
+  // value, is not accepted).
+  double finite(const char* key, double lo, double hi) const {
+    const auto it = j_.find(key);
+    if (it == j_.end()) fail(key, "missing");
+    if (!it->is_number()) fail(key, std::string("must be a number, not ") + it->type_name());
+    const double v = it->get<double>();
+    if (!(v >= lo && v <= hi)) fail(key, "is " + it->dump() + ", outside [" + json(lo).dump() + ", " + json(hi).dump() + "]");
+    return v;
+  }
+  // Samples (times in ns): a bounded array of finite numbers within [kMinSampleNs, kMaxSampleNs].
+  std::vector<double> samples(const char* key) const {
+    const auto it = j_.find(key);
+    if (it == j_.end()) fail(key, "missing");
+    if (!it->is_array()) fail(key, std::string("must be an array of numbers, not ") + it->type_name());
+    if (it->size() > kMaxSamplesPerCase)
+      fail(key, "holds " + std::to_string(it->size()) + " samples; a case has at most " +
+                    std::to_string(kMaxSamplesPerCase));
+    std::vector<double> v;
+    v.reserve(it->size());
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const auto& x = (*it)[i];
+      const std::string at = std::string(key) + "[" + std::to_string(i) + "]";
+      if (!x.is_number()) fail(at, std::string("must be a number, not ") + x.type_name());
+      const double ns = x.get<double>();
+      if (!(ns >= kMinSampleNs && ns <= kMaxSampleNs))
+        fail(at, "is " + x.dump() + ": a sample is a time in ns, in [0.001, 1e15]");
+      v.push_back(ns);
+    }
+    return v;
+  }
+  // A name that becomes part of a file name (suite, tag): letters, digits, '.', '_', '-'.
+  std::string name(const char* key, bool may_be_empty) const {
+    const auto v = get<std::string>(key);
+    bool ok = (may_be_empty || !v.empty()) && v.size() <= 255;
+    for (char c : v) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-');
+    if (!ok) fail(key, std::string(may_be_empty ? "must be letters, " : "must be a non-empty name of letters, ") +
+                           "digits, '.', '_' and '-' (at most 255), not " + json(v).dump(-1, ' ', false, json::error_handler_t::replace));
+    return v;
   }
   double get_number_or_null(const char* key, double null_value) const {
     const auto it = j_.find(key);
@@ -176,6 +238,7 @@ class Reader {
     return it->get<double>();
   }
   bool has(const char* key) const { return j_.contains(key); }
+  const json& object() const { return j_; }
   // A key documents written before it existed lack: absent or null gives none.
   std::optional<double> optional_number(const char* key) const {
     if (!has(key)) return std::nullopt;
@@ -248,8 +311,9 @@ CheckRecord read_check(const Reader& r) {
 MeasurementRecord read_measurement(const Reader& r) {
   MeasurementRecord m;
   m.mode = r.get<std::string>("mode");
-  m.samples_ns = r.get<std::vector<double>>("samples_ns");
+  m.samples_ns = r.samples("samples_ns");
   m.sm_clock_mhz = r.get<std::vector<double>>("sm_clock_mhz");
+  if (m.sm_clock_mhz.size() > kMaxSamplesPerCase) r.fail("sm_clock_mhz", "holds more values than a case has samples");
   m.warmup_calls = r.get<std::uint64_t>("warmup_calls");
   m.dropped_throttled = r.get<std::uint64_t>("dropped_throttled");
   m.calls_per_sample = r.get<std::uint64_t>("calls_per_sample");
@@ -272,11 +336,11 @@ MeasurementRecord read_measurement(const Reader& r) {
 
 DerivedRecord read_derived(const Reader& r) {
   DerivedRecord d;
-  d.flops = r.get<double>("flops");
-  d.min_bytes = r.get<double>("min_bytes");
+  d.flops = r.finite("flops", 0, kMaxWork);
+  d.min_bytes = r.finite("min_bytes", 0, kMaxWork);
   d.tflops = r.get<double>("tflops");
   d.gbs = r.get<double>("gbs");
-  d.peak_tflops = r.get<double>("peak_tflops");
+  d.peak_tflops = r.finite("peak_tflops", 0, 1e9);
   d.pct_of_peak = r.get<double>("pct_of_peak");
   d.peak_source = r.get<std::string>("peak_source");
   d.mean_power_w = r.optional_number("mean_power_w");
@@ -341,7 +405,10 @@ CaseRecord read_case(const Reader& r) {
   c.backend = r.get<std::string>("backend");
   c.variant = r.get<std::string>("variant");
   c.dtype = r.get<std::string>("dtype");
-  c.params = r.get<std::map<std::string, std::int64_t>>("params");
+  {
+    const Reader params = r.child("params");
+    for (const auto& [key, value] : params.object().items()) c.params[key] = params.get<std::int64_t>(key.c_str());
+  }
   const auto status = parse_case_status(r.get<std::string>("status"));
   if (!status) r.fail("status", "must be one of ok, check-failed, skipped, error, crashed, timeout");
   c.status = *status;
@@ -351,8 +418,11 @@ CaseRecord read_case(const Reader& r) {
   if (r.optional_object("recheck")) c.recheck = read_check(r.child("recheck"));
   if (r.optional_object("measurement"))
     c.measurement = read_measurement(r.child("measurement"));
-  if (r.optional_object("summary_ns"))
-    c.summary = read_summary(r.child("summary_ns"));
+  if (r.optional_object("summary_ns")) {
+    const Reader summary = r.child("summary_ns");
+    c.summary = read_summary(summary);
+    if (c.status == CaseStatus::ok) summary.finite("median", kMinSampleNs, kMaxSampleNs);  // a time the reports show
+  }
   if (r.optional_object("derived")) c.derived = read_derived(r.child("derived"));
   if (r.optional_object("speedup_vs_baseline")) c.speedup_vs_baseline = r.get<double>("speedup_vs_baseline");
   if (r.optional_object("baseline_median_ns")) c.baseline_median_ns = r.get<double>("baseline_median_ns");
@@ -409,6 +479,8 @@ CaseRecord parse_case_json(const std::string& text, const std::string& origin) {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(origin + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  } catch (const json::exception& e) {
+    throw InputError(origin + ": not valid JSON (" + e.what() + ")");
   }
   return read_case(Reader(j, "$", origin));
 }
@@ -419,13 +491,15 @@ ResultsDocument parse_results_json(const std::string& text, const std::string& o
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(origin + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  } catch (const json::exception& e) {  // a number out of range (1e999), ...
+    throw InputError(origin + ": not valid JSON (" + e.what() + ")");
   }
   const Reader top(j, "$", origin);
   const auto schema = top.get<std::string>("schema");
   if (schema != kResultsSchemaName)
     top.fail("schema", "is '" + schema + "', not an assay results document ('" +
                            kResultsSchemaName + "')");
-  const int version = top.get<int>("schema_version");
+  const std::int64_t version = top.get<std::int64_t>("schema_version");
   if (version != kResultsSchemaVersion)
     top.fail("schema_version", "is " + std::to_string(version) + "; this assay reads version " +
                                    std::to_string(kResultsSchemaVersion));
@@ -433,7 +507,7 @@ ResultsDocument parse_results_json(const std::string& text, const std::string& o
   const Reader run = top.child("run");
   RunRecord& r = doc.run;
   r.schema = schema;
-  r.schema_version = version;
+  r.schema_version = static_cast<int>(version);
   r.assay_version = run.get<std::string>("assay_version");
   r.assay_build_commit = run.get<std::string>("assay_build_commit");
   r.git_commit = run.get<std::string>("git_commit");
@@ -442,9 +516,9 @@ ResultsDocument parse_results_json(const std::string& text, const std::string& o
   r.finished_utc = run.get<std::string>("finished_utc");
   r.host = run.get<std::string>("host");
   r.command_line = run.get<std::vector<std::string>>("command_line");
-  r.tag = run.get<std::string>("tag");
+  r.tag = run.name("tag", true);
   r.suite_path = run.get<std::string>("suite_path");
-  r.suite_name = run.get<std::string>("suite_name");
+  r.suite_name = run.name("suite_name", true);
   r.suite_hash = run.get<std::string>("suite_hash");
   r.mode = run.get<std::string>("mode");
   r.device = read_device(run.child("device"));

@@ -19,9 +19,14 @@ std::vector<std::pair<std::string, ResultsDocument>> load_documents(const std::v
     std::vector<fs::path> files;
     if (fs::is_directory(in)) {
       for (const auto& e : fs::directory_iterator(in))
-        if (e.path().extension() == ".json" && e.path().filename() != "sessions.json") files.push_back(e.path());
+        if (e.is_regular_file() && e.path().extension() == ".json" && e.path().filename() != "sessions.json")
+          files.push_back(e.path());
       std::sort(files.begin(), files.end());
       if (files.empty()) throw InputError(in + ": no results file (*.json) in this folder");
+    } else if (!fs::exists(in)) {
+      throw InputError(in + ": no such file or folder");
+    } else if (!fs::is_regular_file(in)) {
+      throw InputError(in + ": not a results file (a regular *.json file) or a folder of them");
     } else {
       files.push_back(in);
     }

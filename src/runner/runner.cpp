@@ -69,9 +69,9 @@ void attach_baseline_ratios(std::vector<CaseRecord>& cases) {
 ExitCode exit_code_for(const std::vector<CaseRecord>& cases) {
   bool failed = false, errored = false, ran = false;
   for (const auto& c : cases) {
-    // A kernel that faults or hangs is as wrong as one that fails its check.
+    // A faulting or hanging kernel, or a time no device could reach, is as wrong as a failed check.
     failed = failed || c.status == CaseStatus::check_failed || c.status == CaseStatus::crashed ||
-             c.status == CaseStatus::timeout;
+             c.status == CaseStatus::timeout || c.status == CaseStatus::implausible;
     errored = errored || c.status == CaseStatus::error;
     ran = ran || c.status != CaseStatus::skipped;
   }

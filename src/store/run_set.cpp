@@ -60,6 +60,9 @@ RunSet from_folder(const std::string& argument) {
 }
 
 RunSet from_history(const std::string& argument, const std::string& history_path) {
+  if (fs::is_directory(history_path))
+    throw InputError(argument + ": no such file or folder, and the history " + history_path +
+                     " to look it up in as a tag or commit is a folder, not a database");
   if (!fs::exists(history_path))
     throw InputError(argument + ": no such file or folder, and no history database at " + history_path +
                      " to look it up as a tag or commit");
@@ -82,6 +85,8 @@ RunSet from_history(const std::string& argument, const std::string& history_path
 
 RunSet load_run_set(const std::string& argument, const std::string& history_path) {
   if (fs::is_directory(argument)) return from_folder(argument);
+  if (fs::exists(argument) && !fs::is_regular_file(argument))
+    throw InputError(argument + ": not a results file (a regular *.json file) or a folder of them");
   if (fs::exists(argument)) return {argument, "file " + argument, {parse_results_json(read_text_file(argument), argument)}};
   return from_history(argument, history_path);
 }

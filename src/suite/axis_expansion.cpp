@@ -1,6 +1,7 @@
 // Cartesian product of a bench's axes, derived values, and the integer expressions
 // that define them ("m", "2*k", "(m+n)/2").
 #include <cctype>
+#include <cstdint>
 #include <set>
 
 #include "core/error.hpp"
@@ -12,6 +13,29 @@ namespace {
 
 constexpr std::int64_t kMaxParam = 2147483647;
 constexpr std::size_t kMaxPoints = 1000000;
+// A derived value is a short formula: bounded so that no expression can exhaust the stack of
+// the recursive descent below (each '(' and each unary '-' is one level) or flood a message.
+constexpr std::size_t kMaxExpressionLength = 1000;
+constexpr int kMaxExpressionDepth = 64;
+
+// The expression as a message shows it: at most 60 characters, control and non-ASCII bytes
+// as \xNN, so that an error stays one printable line.
+std::string shown(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < 60; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  if (text.size() > 60) out += "... (" + std::to_string(text.size()) + " characters)";
+  return out;
+}
 
 // Recursive descent over: expr := term (('+'|'-') term)*; term := factor (('*'|'/') factor)*;
 // factor := integer | name | '(' expr ')' | '-' factor. Checked arithmetic on int64.
@@ -21,15 +45,18 @@ class ExpressionEvaluator {
       : s_(text), vars_(vars) {}
 
   std::int64_t evaluate() {
+    if (s_.size() > kMaxExpressionLength)
+      fail("too long (" + std::to_string(s_.size()) + " characters; at most " +
+           std::to_string(kMaxExpressionLength) + ")");
     const std::int64_t v = expr();
     skip_space();
-    if (i_ != s_.size()) fail("unexpected '" + std::string(1, s_[i_]) + "'");
+    if (i_ != s_.size()) fail("unexpected '" + shown(std::string(1, s_[i_])) + "'");
     return v;
   }
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw InputError("expression '" + s_ + "': " + what);
+    throw InputError("expression '" + shown(s_) + "': " + what);
   }
   void skip_space() {
     while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
@@ -74,20 +101,35 @@ class ExpressionEvaluator {
       } else if (eat('/')) {
         const std::int64_t d = factor();
         if (d == 0) fail("division by zero");
+        if (d == -1 && v == INT64_MIN) fail("overflows a 64-bit integer");
         v /= d;
       } else {
         return v;
       }
     }
   }
+  // One level of nesting: '(' and unary '-' recurse; the depth is bounded before the stack is.
+  struct Level {
+    explicit Level(ExpressionEvaluator& e) : e_(e) {
+      if (++e_.depth_ > kMaxExpressionDepth)
+        e_.fail("nested too deeply (more than " + std::to_string(kMaxExpressionDepth) +
+                " levels of parentheses or unary '-')");
+    }
+    ~Level() { --e_.depth_; }
+    ExpressionEvaluator& e_;
+  };
   std::int64_t factor() {
     skip_space();
     if (eat('(')) {
+      const Level level(*this);
       const std::int64_t v = expr();
       if (!eat(')')) fail("missing ')'");
       return v;
     }
-    if (eat('-')) return sub(0, factor());
+    if (eat('-')) {
+      const Level level(*this);
+      return sub(0, factor());
+    }
     if (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) {
       std::int64_t v = 0;
       while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) {
@@ -105,12 +147,13 @@ class ExpressionEvaluator {
       return it->second;
     }
     if (i_ >= s_.size()) fail("ends too early");
-    fail("unexpected '" + std::string(1, s_[i_]) + "'");
+    fail("unexpected '" + shown(std::string(1, s_[i_])) + "'");
   }
 
   const std::string& s_;
   const std::map<std::string, std::int64_t>& vars_;
   std::size_t i_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace
@@ -151,7 +194,7 @@ std::vector<Point> expand_points(const Bench& bench) {
         }
         if (v < 0 || v > kMaxParam)
           throw InputError(a->pos.str() + ": bench '" + bench.name + "': axes." + a->name + " = '" +
-                           a->expression + "' gives " + std::to_string(v) + ", outside [0, " +
+                           shown(a->expression) + "' gives " + std::to_string(v) + ", outside [0, " +
                            std::to_string(kMaxParam) + "]");
         p.params[a->name] = v;
       }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
@@ -13,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/ids.hpp"
 #include "suite/suite.hpp"
+#include "suite/toml_prescan.hpp"
 
 namespace assay::suite {
 
@@ -26,6 +28,36 @@ std::string SourcePos::str() const {
 namespace {
 
 constexpr std::int64_t kMaxAxisValues = 100000;
+// A bench name is the first part of case ids, results and filters, the suite name part of
+// results file names: both are kept to characters that are safe in a path and a regex.
+constexpr std::size_t kMaxNameLength = 100;
+constexpr const char* kNameRule =
+    "use only letters, digits, '.', '_' and '-', not starting with '.', at most 100 characters";
+// Samples a case may take (also the most a results file may hold: src/core/results_json.cpp).
+constexpr std::int64_t kMaxSamples = 1000000;
+// A suite is a short text: a bigger file is not one (and /dev/zero would never end).
+constexpr std::uintmax_t kMaxSuiteBytes = 16u << 20;
+
+bool safe_name(const std::string& name) {
+  if (name.empty() || name.size() > kMaxNameLength || name[0] == '.') return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') return false;
+  return true;
+}
+
+// The known keys of each table of a suite, for the unknown-key check (file order).
+const std::initializer_list<std::string_view> kRootKeys = {"suite", "defaults", "bench"};
+const std::initializer_list<std::string_view> kSuiteKeys = {"name", "description"};
+const std::initializer_list<std::string_view> kDefaultsKeys = {"measure", "check"};
+const std::initializer_list<std::string_view> kMeasureKeys = {
+    "mode", "warmup_calls", "warmup_min_s", "min_samples", "max_samples", "min_time_s", "target_rel_ci",
+    "timeout_s", "throttle_threshold", "throttle_backoff_s", "cooldown_s", "gap_us", "rounds", "graph_calls",
+    "adapter_timeout_s", "case_timeout_s"};
+const std::initializer_list<std::string_view> kCheckKeys = {"enabled", "atol", "rtol", "shape", "recheck",
+                                                            "sampled_rows"};
+const std::initializer_list<std::string_view> kBenchKeys = {"name", "workload", "backends", "baseline",
+                                                            "dtype", "axes", "measure", "check"};
+const std::initializer_list<std::string_view> kRangeKeys = {"start", "stop", "step", "mul"};
 
 std::string fnv1a_hex(const std::string& bytes) {
   char buf[17];
@@ -46,18 +78,73 @@ class Parser {
     throw InputError(pos(n).str() + ": " + field + ": " + what);
   }
 
-  void reject_unknown_keys(const toml::table& t, const std::string& field,
-                           std::initializer_list<std::string_view> known) const {
+  // An unknown key: where it is, its field path and the keys its table knows.
+  struct Unknown {
+    const toml::node* node;
+    std::string field;
+    std::string known;
+  };
+
+  // The unknown keys of one table, appended to `out`.
+  void collect_unknown(const toml::table& t, const std::string& field,
+                       std::initializer_list<std::string_view> known, std::vector<Unknown>& out) const {
     for (const auto& [key, value] : t) {
       bool ok = false;
       for (auto k : known) ok = ok || key.str() == k;
-      if (!ok) {
-        std::string list;
-        for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-        fail(value, field.empty() ? std::string(key.str()) : field + "." + std::string(key.str()),
-             "unknown key (known: " + list + ")");
+      if (ok) continue;
+      std::string list;
+      for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+      out.push_back({&value, field.empty() ? std::string(key.str()) : field + "." + std::string(key.str()), list});
+    }
+  }
+
+  // Fails on the unknown key that comes first in the file (toml++ iterates a table in key
+  // order, so the first one met is not the first one written).
+  void fail_first_unknown(const std::vector<Unknown>& unknown) const {
+    if (unknown.empty()) return;
+    const Unknown* first = &unknown.front();
+    for (const auto& u : unknown) {
+      const auto& a = u.node->source().begin;
+      const auto& b = first->node->source().begin;
+      if (std::tie(a.line, a.column) < std::tie(b.line, b.column)) first = &u;
+    }
+    fail(*first->node, first->field, "unknown key (known: " + first->known + ")");
+  }
+
+  void reject_unknown_keys(const toml::table& t, const std::string& field,
+                           std::initializer_list<std::string_view> known) const {
+    std::vector<Unknown> unknown;
+    collect_unknown(t, field, known, unknown);
+    fail_first_unknown(unknown);
+  }
+
+  // Every unknown key of the file, the first in file order reported, before any other check.
+  void reject_unknown_keys_in_file(const toml::table& root) const {
+    std::vector<Unknown> u;
+    collect_unknown(root, "", kRootKeys, u);
+    const auto measure_and_check = [&](const toml::table& t, const std::string& field) {
+      if (const auto* m = t.get_as<toml::table>("measure")) collect_unknown(*m, field + ".measure", kMeasureKeys, u);
+      if (const auto* c = t.get_as<toml::table>("check")) collect_unknown(*c, field + ".check", kCheckKeys, u);
+    };
+    if (const auto* t = root.get_as<toml::table>("suite")) collect_unknown(*t, "suite", kSuiteKeys, u);
+    if (const auto* t = root.get_as<toml::table>("defaults")) {
+      collect_unknown(*t, "defaults", kDefaultsKeys, u);
+      measure_and_check(*t, "defaults");
+    }
+    if (const auto* arr = root.get_as<toml::array>("bench")) {
+      for (std::size_t i = 0; i < arr->size(); ++i) {
+        const auto* t = arr->get(i)->as_table();
+        if (!t) continue;
+        const std::string field = "bench[" + std::to_string(i) + "]";
+        collect_unknown(*t, field, kBenchKeys, u);
+        measure_and_check(*t, field);
+        if (const auto* axes = t->get_as<toml::table>("axes"))
+          for (const auto& [key, value] : *axes)
+            if (const auto* range = value.as_table())
+              collect_unknown(*range, field + ".axes." + std::string(key.str()), kRangeKeys, u);
       }
     }
+    fail_first_unknown(u);
   }
 
   std::string string_of(const toml::node& n, const std::string& field) const {
@@ -124,7 +211,7 @@ class Parser {
       for (std::size_t i = 0; i < arr->size(); ++i)
         axis.values.push_back(integer_of(*arr->get(i), field + "[" + std::to_string(i) + "]", 0, kMax));
     } else if (const auto* t = n.as_table()) {
-      reject_unknown_keys(*t, field, {"start", "stop", "step", "mul"});
+      reject_unknown_keys(*t, field, kRangeKeys);
       const auto* start = t->get("start");
       const auto* stop = t->get("stop");
       if (!start || !stop) fail(n, field, "a range needs 'start' and 'stop' (and 'step' or 'mul')");
@@ -159,11 +246,7 @@ class Parser {
   }
 
   void read_measure(const toml::table& t, const std::string& field, MeasureConfig& m) const {
-    reject_unknown_keys(t, field,
-                        {"mode", "warmup_calls", "warmup_min_s", "min_samples", "max_samples",
-                         "min_time_s", "target_rel_ci", "timeout_s", "throttle_threshold",
-                         "throttle_backoff_s", "cooldown_s", "gap_us", "rounds", "graph_calls",
-                         "adapter_timeout_s", "case_timeout_s"});
+    reject_unknown_keys(t, field, kMeasureKeys);
     if (const auto* n = t.get("mode")) {
       m.mode = string_of(*n, field + ".mode");
       if (m.mode != "cold" && m.mode != "hot" && m.mode != "graph" && m.mode != "host")
@@ -171,8 +254,8 @@ class Parser {
     }
     if (const auto* n = t.get("warmup_calls")) m.warmup_calls = integer_of(*n, field + ".warmup_calls", 0, 1000000);
     if (const auto* n = t.get("warmup_min_s")) m.warmup_min_s = number_of(*n, field + ".warmup_min_s", 0, 600);
-    if (const auto* n = t.get("min_samples")) m.min_samples = integer_of(*n, field + ".min_samples", 1, 10000000);
-    if (const auto* n = t.get("max_samples")) m.max_samples = integer_of(*n, field + ".max_samples", 1, 10000000);
+    if (const auto* n = t.get("min_samples")) m.min_samples = integer_of(*n, field + ".min_samples", 1, kMaxSamples);
+    if (const auto* n = t.get("max_samples")) m.max_samples = integer_of(*n, field + ".max_samples", 1, kMaxSamples);
     if (const auto* n = t.get("min_time_s")) m.min_time_s = number_of(*n, field + ".min_time_s", 0, 3600);
     if (const auto* n = t.get("target_rel_ci")) m.target_rel_ci = number_of(*n, field + ".target_rel_ci", 0, 1);
     if (const auto* n = t.get("timeout_s")) m.timeout_s = number_of(*n, field + ".timeout_s", 0.001, 86400);
@@ -195,7 +278,7 @@ class Parser {
   }
 
   void read_check(const toml::table& t, const std::string& field, CheckConfig& c) const {
-    reject_unknown_keys(t, field, {"enabled", "atol", "rtol", "shape", "recheck", "sampled_rows"});
+    reject_unknown_keys(t, field, kCheckKeys);
     if (const auto* n = t.get("enabled")) c.enabled = bool_of(*n, field + ".enabled");
     if (const auto* n = t.get("atol")) c.atol = number_of(*n, field + ".atol", 0, 1e30);
     if (const auto* n = t.get("rtol")) c.rtol = number_of(*n, field + ".rtol", 0, 1e30);
@@ -214,8 +297,7 @@ class Parser {
   Bench read_bench(const toml::table& t, std::size_t index, const MeasureConfig& measure,
                    const CheckConfig& check) const {
     const std::string field = "bench[" + std::to_string(index) + "]";
-    reject_unknown_keys(t, field,
-                        {"name", "workload", "backends", "baseline", "dtype", "axes", "measure", "check"});
+    reject_unknown_keys(t, field, kBenchKeys);
     Bench b;
     b.pos = pos(t);
     b.measure = measure;
@@ -226,6 +308,7 @@ class Parser {
       return *n;
     };
     b.name = string_of(need("name"), field + ".name");
+    if (!safe_name(b.name)) fail(need("name"), field + ".name", kNameRule);
     b.workload = string_of(need("workload"), field + ".workload");
     b.backends = strings_of(need("backends"), field + ".backends");
     if (const auto* n = t.get("baseline")) {
@@ -267,18 +350,15 @@ class Parser {
   }
 
   Suite read(const toml::table& root) const {
-    reject_unknown_keys(root, "", {"suite", "defaults", "bench"});
+    reject_unknown_keys_in_file(root);
     Suite s;
     s.path = file_;
     if (const auto* n = root.get("suite")) {
       const auto* t = n->as_table();
       if (!t) fail(*n, "suite", "must be a table");
-      reject_unknown_keys(*t, "suite", {"name", "description"});
       if (const auto* v = t->get("name")) {
         s.name = string_of(*v, "suite.name");
-        for (char c : s.name)  // it becomes part of the results file name
-          if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-')
-            fail(*v, "suite.name", "use only letters, digits, '.', '_' and '-'");
+        if (!safe_name(s.name)) fail(*v, "suite.name", kNameRule);  // part of the results file name
       }
       if (const auto* v = t->get("description")) s.description = string_of(*v, "suite.description");
     }
@@ -287,7 +367,6 @@ class Parser {
     if (const auto* n = root.get("defaults")) {
       const auto* t = n->as_table();
       if (!t) fail(*n, "defaults", "must be a table");
-      reject_unknown_keys(*t, "defaults", {"measure", "check"});
       if (const auto* m = t->get("measure")) {
         if (!m->is_table()) fail(*m, "defaults.measure", "must be a table");
         read_measure(*m->as_table(), "defaults.measure", measure);
@@ -337,6 +416,7 @@ class Parser {
 }  // namespace
 
 Suite parse_suite(const std::string& text, const std::string& path) {
+  reject_non_ascii_outside_strings(text, path);  // before toml++: see suite/toml_prescan.hpp
   toml::table root;
   try {
     root = toml::parse(text, path);
@@ -353,11 +433,29 @@ Suite parse_suite(const std::string& text, const std::string& path) {
     if (const auto dot = base.rfind(".toml"); dot != std::string::npos) base.resize(dot);
     for (char& c : base)  // the name becomes part of the results file name
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+    if (base.size() > kMaxNameLength) base.resize(kMaxNameLength);
+    if (base.empty()) base = "suite";
+    if (base[0] == '.') base[0] = '_';
     s.name = base;
   }
   return s;
 }
 
-Suite load_suite(const std::string& path) { return parse_suite(read_text_file(path), path); }
+Suite load_suite(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw InputError("suite: the path is empty (give a suite file, e.g. suites/gemm.toml)");
+  std::error_code ec;
+  const auto st = fs::status(path, ec);
+  if (fs::is_directory(st)) throw InputError(path + ": is a directory, not a suite file (give a .toml file)");
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw InputError(path + ": is not a regular file (a suite is a TOML file)");
+  if (fs::is_regular_file(st)) {
+    const auto size = fs::file_size(path, ec);
+    if (!ec && size > kMaxSuiteBytes)
+      throw InputError(path + ": " + std::to_string(size) + " bytes; a suite file is at most " +
+                       std::to_string(kMaxSuiteBytes >> 20) + " MiB");
+  }
+  return parse_suite(read_text_file(path), path);
+}
 
 }  // namespace assay::suite

@@ -1,5 +1,7 @@
 #include "verify/adapter_subject.hpp"
 
+#include "core/error.hpp"
+
 namespace assay::verify {
 
 namespace {
@@ -32,6 +34,16 @@ Subject::Measured AdapterSubject::measure(const Problem& problem, const std::vec
                                           std::uint64_t seed, const measure::Method& method,
                                           const measure::Criterion& criterion, bool keep_output) {
   auto result = backend_.run(problem, inputs, "measure", device_, request_of(method, criterion), call_timeout_s_, seed);
+  // The reply must be a measurement that the request could have produced: no more samples than
+  // the criterion allows, and none longer than the whole adapter call may last.
+  const auto& samples = result.reply.samples_ms;
+  if (samples.size() > criterion.max_samples)
+    throw InternalError("adapter reply: " + std::to_string(samples.size()) + " samples where the criterion allows " +
+                        std::to_string(criterion.max_samples) + " (max_samples)");
+  for (double ms : samples)
+    if (ms * 1e-3 > call_timeout_s_)
+      throw InternalError("adapter reply: a sample of " + std::to_string(ms) + " ms is longer than the adapter call may take (" +
+                          std::to_string(call_timeout_s_) + " s, adapter_timeout_s)");
   Measured m;
   m.measurement.mode = "adapter:" + result.reply.mode;
   for (double ms : result.reply.samples_ms) m.measurement.samples_ns.push_back(ms * 1e6);

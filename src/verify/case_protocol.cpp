@@ -45,6 +45,17 @@ std::unique_ptr<Problem> make_problem(const ResolvedCase& rc, const Params& para
   return problem;
 }
 
+// The least time the device can take for `flops` of work: at its peak rate (GPUs: the tensor or
+// FMA peak at the maximum SM clock; the host: every hardware thread at 5 GHz retiring 64 FLOP per
+// clock, two AVX-512 FMA pipes, which no CPU of today exceeds). 0 when the peak is unknown. Only
+// the arithmetic gives a hard floor: bytes may be served from L2 (writes absorbed by it, inputs
+// still resident in hot mode), so the bandwidth gives none.
+double floor_ns(double flops, const DeviceRecord& device, const std::string& dtype) {
+  if (device.kind == "cpu") return device.cpu_threads > 0 ? flops / (device.cpu_threads * 5e9 * 64) * 1e9 : 0;
+  const double peak_tflops = gpu::peak_tflops(device, dtype, nullptr);
+  return peak_tflops > 0 ? flops / peak_tflops / 1e3 : 0;
+}
+
 }  // namespace
 
 void summarize_ok(CaseRecord& rec, DerivedRecord d) {
@@ -98,6 +109,16 @@ void run_case_protocol(const ResolvedCase& rc, Subject& subject, const DeviceRec
   d.min_bytes = problem->min_bytes();
   d.peak_tflops = gpu::peak_tflops(device, rec.dtype, &d.peak_source);
   summarize_ok(rec, d);
+  // A median below what the device can do at all: the timing (a clock, an adapter's own
+  // report) is wrong, and the case is reported as such, never with a speedup.
+  if (const double floor = floor_ns(d.flops, device, rec.dtype); rec.summary->median < 0.99 * floor) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "median %.4g ns is below the physical floor of %.4g ns (%.4g FLOP at the peak rate of %s)",
+                  rec.summary->median, floor, d.flops, device.name.c_str());
+    rec.status = CaseStatus::implausible;
+    rec.reason = buf;
+  }
 }
 
 }  // namespace assay::verify

@@ -15,6 +15,10 @@ workload in f32, well or badly on purpose. Usage: fake_adapter.py BEHAVIOUR
   unavailable replies status unavailable
   error       replies status error
   nosamples   replies ok to a measuring call with no samples
+  fast        replies samples of 1e-9 ms (impossible speed)
+  toomany     replies 50,000 samples
+  huge        replies a sample of 1e300 ms
+  slow        sleeps 0.15 s, then replies ok
   utf8crash   dies with 10 kB of two-byte UTF-8 characters on stderr
   detach PIDFILE  starts `sleep 30` (its pid into PIDFILE), then replies ok
 """
@@ -32,6 +36,9 @@ if behaviour == "detach":  # leaves a child running after a good reply: it must 
         f.write(str(child.pid))
     behaviour = "ok"
 case = json.load(sys.stdin)
+if behaviour == "slow":  # a well-behaved adapter that takes a while: a target for the fault tests
+    time.sleep(0.15)
+    behaviour = "ok"
 
 
 def reply(obj):
@@ -85,6 +92,12 @@ if behaviour != "nowrite":
         f.write(c.tobytes())
 
 samples = [] if behaviour == "nosamples" else [0.010, 0.011, 0.012, 0.010, 0.013]
+if behaviour == "fast":  # 1e-9 ms for 480 FLOP: 480 TFLOP/s, which no host reaches
+    samples = [1e-9] * 5
+if behaviour == "toomany":  # far more samples than max_samples allows
+    samples = [0.010] * 50000
+if behaviour == "huge":  # a sample longer than the adapter call may last
+    samples = [0.010, 1e300]
 reply({
     "status": "ok",
     "mode": "host",

@@ -6,6 +6,8 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -79,6 +81,34 @@ inline CliResult run_assay_in(const fs::path& cwd, const std::vector<std::string
   waitpid(pid, &status, 0);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+struct MarkedProcess {
+  pid_t pid;
+  std::string cmdline;  // arguments joined by spaces
+};
+
+// The live processes (zombies excluded) whose environment holds `mark`: what a run that was
+// started with the mark in its environment left behind (its workers and adapters inherit it).
+inline std::vector<MarkedProcess> processes_marked(const std::string& mark) {
+  std::vector<MarkedProcess> found;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream env(e.path() / "environ", std::ios::binary);
+    const std::string text{std::istreambuf_iterator<char>(env), std::istreambuf_iterator<char>()};
+    if (text.find(mark) == std::string::npos) continue;
+    std::ifstream stat(e.path() / "stat");
+    std::string self, comm, state;
+    stat >> self >> comm >> state;
+    if (state == "Z") continue;
+    std::ifstream cmd(e.path() / "cmdline", std::ios::binary);
+    std::string line{std::istreambuf_iterator<char>(cmd), std::istreambuf_iterator<char>()};
+    for (char& c : line)
+      if (c == '\0') c = ' ';
+    found.push_back({std::stoi(name), line});
+  }
+  return found;
 }
 
 inline fs::path fresh_dir(const std::string& name) {

@@ -116,6 +116,24 @@ TEST(Adapters, WrongSizedOutput) { expect_error("wrongsize", "wrote 188 bytes to
 TEST(Adapters, ReportedError) { expect_error("error", "reported an error: fake failure while compiling"); }
 TEST(Adapters, MeasuringReplyWithoutSamples) { expect_error("nosamples", "must return samples"); }
 
+TEST(Adapters, MoreSamplesThanTheCriterionAllowsAreAnError) {
+  expect_error("toomany", "50000 samples where the criterion allows");
+}
+TEST(Adapters, ASampleLongerThanTheCallIsAnError) { expect_error("huge", "is longer than the adapter call may take"); }
+
+// 1e-9 ms for 2*m*n*k = 480 FLOP is far beyond any host: reported implausible (exit 1), with no speedup.
+TEST(Adapters, ATimeBelowThePhysicalFloorIsImplausible) {
+  const auto r = run_with("fast");
+  EXPECT_EQ(r.cli.code, 1) << r.cli.out;
+  ASSERT_TRUE(r.doc.has_value()) << r.cli.out;
+  const CaseRecord* c = r.adapter_case();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->status, CaseStatus::implausible);
+  EXPECT_NE(c->reason.find("is below the physical floor"), std::string::npos) << c->reason;
+  EXPECT_FALSE(c->speedup_vs_baseline.has_value());
+  EXPECT_EQ(r.cpu_case()->status, CaseStatus::ok);  // the host's own timing is plausible
+}
+
 TEST(Adapters, HangIsKilledAtTheLimit) {
   const auto t0 = std::chrono::steady_clock::now();
   expect_error("hang", "timed out after 3 s");

@@ -225,22 +225,6 @@ TEST(Isolation, TheWorkerRunsTheResolvedCaseWithoutTheSuite) {
 
 namespace {
 
-// Processes (other than this test) whose environment holds `mark`: what a run left behind.
-std::vector<std::string> processes_marked(const std::string& mark) {
-  std::vector<std::string> found;
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    const std::string pid = e.path().filename().string();
-    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream env(e.path() / "environ", std::ios::binary);
-    const std::string text{std::istreambuf_iterator<char>(env), std::istreambuf_iterator<char>()};
-    std::ifstream stat(e.path() / "stat");
-    std::string self, name, state;
-    stat >> self >> name >> state;
-    if (text.find(mark) != std::string::npos && state != "Z") found.push_back(pid + " " + name);
-  }
-  return found;
-}
-
 // Starts the testbed on a suite whose second case hangs (its worker would run for 60 s), and
 // returns once that case's worker is running.
 pid_t start_hanging_run(const fs::path& dir, const std::string& mark) {
@@ -284,7 +268,7 @@ k = 8
       continue;
     }
     for (const auto& p : processes_marked(mark))
-      if (p.find("assay-testbed") != std::string::npos && p.substr(0, p.find(' ')) != std::to_string(pid)) return pid;
+      if (p.cmdline.find("assay-testbed") != std::string::npos && p.pid != pid) return pid;
   }
   return pid;
 }
@@ -311,7 +295,8 @@ TEST(Isolation, AnInterruptedRunEndsItsWorkersAndKeepsWhatFinished) {
     const pid_t pid = start_hanging_run(dir, mark);
     kill(pid, sig);
     EXPECT_EQ(wait_exit_code(pid, 10), 128 + sig);
-    EXPECT_TRUE(processes_marked(mark).empty()) << processes_marked(mark).front();
+    const auto left = processes_marked(mark);
+    EXPECT_TRUE(left.empty()) << left.front().cmdline;
     const ResultsDocument doc = only_results(dir / "out");
     ASSERT_EQ(doc.cases.size(), 4u);
     EXPECT_EQ(doc.cases[0].status, CaseStatus::ok) << doc.cases[0].reason;
@@ -333,12 +318,12 @@ TEST(Isolation, AKilledRunLeavesNoWorkerBehind) {
   const pid_t pid = start_hanging_run(dir, mark);
   kill(pid, SIGKILL);
   wait_exit_code(pid, 10);
-  std::vector<std::string> left = processes_marked(mark);
+  std::vector<MarkedProcess> left = processes_marked(mark);
   for (int i = 0; i < 100 && !left.empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     left = processes_marked(mark);
   }
-  EXPECT_TRUE(left.empty()) << left.front();
+  EXPECT_TRUE(left.empty()) << left.front().cmdline;
   // What finished before the kill is in a valid document.
   const ResultsDocument doc = only_results(dir / "out");
   ASSERT_GE(doc.cases.size(), 1u);

@@ -1,0 +1,119 @@
+// Fault injection: a run whose parent, one of its workers or one of its adapters is killed at
+// a random moment (50 seeded trials). Whatever is killed, no process of the run survives, every
+// results document on disk is whole, and the history passes SQLite's integrity check.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <thread>
+
+#include "cli_support.hpp"
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/results.hpp"
+#include "store/sqlite_db.hpp"
+
+using namespace assay;
+using namespace assay::test;
+
+namespace {
+
+const char* kSuite = R"([defaults.measure]
+min_samples = 3
+min_time_s = 0.05
+warmup_min_s = 0
+timeout_s = 2
+adapter_timeout_s = 10
+[[bench]]
+name = "faults"
+workload = "gemm"
+backends = ["cpu", "tvm"]
+dtype = "f32"
+[bench.axes]
+m = [8, 16]
+n = 8
+k = 8
+)";
+
+}  // namespace
+
+TEST(FaultInjection, KillingAnyProcessOfARunLosesNothingAndLeavesNothing) {
+  const fs::path dir = fresh_dir("faults");
+  fs::create_directories(dir);
+  write_file_atomically(dir / "faults.toml", kSuite);
+  const std::string history = (dir / "history.db").string();
+  const char* targets[] = {"parent SIGKILL", "parent SIGINT", "parent SIGTERM", "worker SIGKILL", "adapter SIGKILL"};
+  int killed_children = 0;
+  for (int trial = 0; trial < 50; ++trial) {
+    std::mt19937 rng(20261125 + trial);
+    const std::string target = targets[trial % 5];
+    const double delay_s = std::uniform_real_distribution<double>(0.0, 0.8)(rng);
+    const std::string mark = "assay-fault-" + std::to_string(getpid()) + "-" + std::to_string(trial);
+    const fs::path out = dir / ("out-" + std::to_string(trial));
+    const pid_t pid = fork();
+    if (pid == 0) {
+      const int null_fd = ::open("/dev/null", O_WRONLY);
+      dup2(null_fd, 1);
+      dup2(null_fd, 2);
+      setenv("ASSAY_FAULT_MARK", mark.c_str(), 1);
+      const std::string adapter = "python3 " + source_dir() + "/tests/adapters/fake_adapter.py slow";
+      setenv("TVM_BENCH_CMD", adapter.c_str(), 1);
+      const std::string bin = assay_bin(), suite = (dir / "faults.toml").string(), out_s = out.string();
+      execl(bin.c_str(), bin.c_str(), "run", suite.c_str(), "--device", "cpu", "--history", history.c_str(), "--out",
+            out_s.c_str(), "--quiet", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(delay_s));
+    pid_t victim = pid;
+    int sig = SIGKILL;
+    if (target == std::string("parent SIGINT")) sig = SIGINT;
+    if (target == std::string("parent SIGTERM")) sig = SIGTERM;
+    const std::string want = target == std::string("worker SIGKILL")    ? "__worker"
+                             : target == std::string("adapter SIGKILL") ? "fake_adapter.py"
+                                                                       : "";
+    if (!want.empty())
+      for (const auto& p : processes_marked(mark))
+        if (p.pid != pid && p.cmdline.find(want) != std::string::npos) {
+          victim = p.pid;
+          ++killed_children;
+          break;
+        }
+    kill(victim, sig);
+    int status = 0;
+    bool exited = false;
+    for (int i = 0; i < 3000 && !exited; ++i) {  // up to 30 s
+      exited = waitpid(pid, &status, WNOHANG) == pid;
+      if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (!exited) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+    }
+    EXPECT_TRUE(exited) << "trial " << trial << " (" << target << " after " << delay_s << " s): the run did not end";
+    std::vector<MarkedProcess> left = processes_marked(mark);
+    for (int i = 0; i < 200 && !left.empty(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      left = processes_marked(mark);
+    }
+    EXPECT_TRUE(left.empty()) << "trial " << trial << " (" << target << "): left " << left.front().cmdline;
+    for (const auto& f : files_in(out, ".json"))
+      EXPECT_NO_THROW(parse_results_json(read_text_file(f), f.string())) << "trial " << trial << " (" << target << ")";
+  }
+  // Most trials with a child target found one to kill; the rest killed the parent instead.
+  EXPECT_GE(killed_children, 5);
+  store::SqliteDb db(history, store::SqliteDb::Access::read_only, 5000);
+  auto check = db.prepare("PRAGMA integrity_check");
+  ASSERT_TRUE(check.step());
+  EXPECT_EQ(check.text(0), "ok");
+  auto runs = db.prepare("SELECT count(*) FROM runs");
+  ASSERT_TRUE(runs.step());
+  EXPECT_GT(runs.integer(0), 0);
+  fs::remove_all(dir);
+}
