@@ -1,6 +1,9 @@
 #include "runner/worker.hpp"
 
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -124,12 +127,40 @@ CaseRecord run_case_in_worker(const verify::ResolvedCase& rc, double timeout_s, 
   return rec;
 }
 
+namespace {
+
+// Kills and reaps every child this process still has. With PR_SET_CHILD_SUBREAPER these include
+// what an adapter left that escaped its process group (a daemon after setsid): orphaned, it is
+// reparented to the worker instead of init.
+void end_leftover_children() {
+  const std::string self = std::to_string(::getpid());
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string pid = e.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream status(e.path() / "status");
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("PPid:", 0) == 0) {
+        if (line.substr(line.find_first_not_of(" \t", 5)) == self) {
+          ::kill(std::stoi(pid), SIGKILL);
+          ::waitpid(std::stoi(pid), nullptr, 0);  // SIGKILL is prompt: reaped here, no zombie left
+        }
+        break;
+      }
+  }
+}
+
+}  // namespace
+
 int worker_main() {
+  // One case at a time runs here, so every child left after it is the case's to end.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   try {
     const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
     const verify::ResolvedCase rc = verify::parse_resolved_case(text, "worker request");
     Executors ex = make_executors(rc.device, true, needs_cuda({rc.backend}));
-    std::cout << case_to_json_text(execute_case(rc, ex)) << std::flush;
+    const CaseRecord rec = execute_case(rc, ex);
+    end_leftover_children();
+    std::cout << case_to_json_text(rec) << std::flush;
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "assay worker: " << e.what() << "\n";

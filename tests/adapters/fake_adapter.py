@@ -21,6 +21,7 @@ workload in f32, well or badly on purpose. Usage: fake_adapter.py BEHAVIOUR
   slow        sleeps 0.15 s, then replies ok
   utf8crash   dies with 10 kB of two-byte UTF-8 characters on stderr
   detach PIDFILE  starts `sleep 30` (its pid into PIDFILE), then replies ok
+  daemon PIDFILE  the same, the child in a session of its own (setsid: out of the adapter's group)
 """
 import array
 import json
@@ -28,10 +29,10 @@ import sys
 import time
 
 behaviour = sys.argv[1]
-if behaviour == "detach":  # leaves a child running after a good reply: it must not outlive the case
+if behaviour in ("detach", "daemon"):  # leaves a child running after a good reply: it must not outlive the case
     import subprocess
     child = subprocess.Popen(["sleep", "30"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
+                             stderr=subprocess.DEVNULL, start_new_session=behaviour == "daemon")
     with open(sys.argv[2], "w") as f:
         f.write(str(child.pid))
     behaviour = "ok"

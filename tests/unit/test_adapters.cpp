@@ -219,26 +219,29 @@ TEST(Adapters, ExitingWithoutReadingIsAnErrorNeverACrash) {
   }
 }
 
-// A process an adapter leaves behind dies with its case.
+// A process an adapter leaves behind dies with its case: in the adapter's process group, or in a
+// session of its own (then the worker, a child subreaper, inherits and ends it).
 TEST(Adapters, ADetachedChildDoesNotOutliveItsCase) {
-  const fs::path pid_file = fresh_dir("adapter-detach-pid");
-  const fs::path out = fresh_dir("adapter-detach");
-  const auto r = run_assay("run tests/data/adapter_fake.toml --device cpu --out " + out.string(),
-                           "TVM_BENCH_CMD='python3 tests/adapters/fake_adapter.py detach " + pid_file.string() + "'");
-  fs::remove_all(out);
-  ASSERT_EQ(r.code, 0) << r.out;
-  const std::string pid = read_text_file(pid_file);
-  fs::remove(pid_file);
-  ASSERT_FALSE(pid.empty());
-  // Gone, or a zombie waiting for init to reap it: not running `sleep 30` any more.
-  bool running = true;
-  for (int i = 0; i < 100 && running; ++i) {
-    std::ifstream stat("/proc/" + pid + "/stat");
-    std::string self, name, state;
-    running = static_cast<bool>(stat >> self >> name >> state) && state != "Z";
-    if (running) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (const std::string how : {"detach", "daemon"}) {
+    const fs::path pid_file = fresh_dir("adapter-detach-pid");
+    const fs::path out = fresh_dir("adapter-detach");
+    const auto r = run_assay("run tests/data/adapter_fake.toml --device cpu --out " + out.string(),
+                             "TVM_BENCH_CMD='python3 tests/adapters/fake_adapter.py " + how + " " + pid_file.string() + "'");
+    fs::remove_all(out);
+    ASSERT_EQ(r.code, 0) << r.out;
+    const std::string pid = read_text_file(pid_file);
+    fs::remove(pid_file);
+    ASSERT_FALSE(pid.empty());
+    // Gone, or a zombie waiting for init to reap it: not running `sleep 30` any more.
+    bool running = true;
+    for (int i = 0; i < 100 && running; ++i) {
+      std::ifstream stat("/proc/" + pid + "/stat");
+      std::string self, name, state;
+      running = static_cast<bool>(stat >> self >> name >> state) && state != "Z";
+      if (running) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_FALSE(running) << how << ": pid " << pid << " outlived its adapter";
   }
-  EXPECT_FALSE(running) << "pid " << pid << " outlived its adapter";
 }
 
 TEST(Subprocess, SplitCommandLikeAShell) {
