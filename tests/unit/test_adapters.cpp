@@ -58,6 +58,26 @@ void expect_error(const std::string& behaviour, const std::string& reason_part) 
   EXPECT_EQ(r.cpu_case()->status, CaseStatus::ok);  // the rest of the suite ran
 }
 
+// Runs the adapter suite with `adapter_cmd` as TVM_BENCH_CMD (isolated, or with --no-isolate):
+// exit 4, one results document and its Markdown, and the adapter's case `error` with `reason`.
+void expect_adapter_error_run(const std::string& adapter_cmd, bool isolated, const std::string& reason) {
+  const fs::path out = fresh_dir("adapter-error-run");
+  const auto r = run_assay("run tests/data/adapter_fake.toml --device cpu --out " + out.string() +
+                               (isolated ? "" : " --no-isolate"),
+                           "TVM_BENCH_CMD='" + adapter_cmd + "'");
+  EXPECT_EQ(r.code, 4) << r.out;
+  const auto files = files_in(out, ".json");
+  ASSERT_EQ(files.size(), 1u) << r.out;
+  EXPECT_EQ(files_in(out, ".md").size(), 1u) << r.out;
+  const auto doc = parse_results_json(read_text_file(files[0]), files[0].string());
+  for (const auto& c : doc.cases)
+    if (c.backend == "tvm") {
+      EXPECT_EQ(c.status, CaseStatus::error) << c.reason;
+      EXPECT_NE(c.reason.find(reason), std::string::npos) << c.reason;
+    }
+  fs::remove_all(out);
+}
+
 }  // namespace
 
 TEST(Adapters, WellBehavedAdapterIsCheckedAndTimed) {
@@ -95,21 +115,8 @@ TEST(Adapters, NoOutput) { expect_error("nothing", "printed nothing on stdout");
 TEST(Adapters, SeveralObjects) { expect_error("several", "printed several JSON values"); }
 TEST(Adapters, NonZeroExit) { expect_error("exit3", "replied ok but exited with code 3"); }
 TEST(Adapters, StderrCutInsideACharacterStillMakesARecord) {
-  for (const std::string isolation : {"", " --no-isolate"}) {
-    const fs::path out = fresh_dir("adapter-utf8");
-    const auto r = run_assay("run tests/data/adapter_fake.toml --device cpu --out " + out.string() + isolation,
-                             "TVM_BENCH_CMD='python3 tests/adapters/fake_adapter.py utf8crash'");
-    EXPECT_EQ(r.code, 4) << r.out;
-    const auto files = files_in(out, ".json");
-    ASSERT_EQ(files.size(), 1u) << r.out;
-    const auto doc = parse_results_json(read_text_file(files[0]), files[0].string());
-    for (const auto& c : doc.cases)
-      if (c.backend == "tvm") {
-        EXPECT_EQ(c.status, CaseStatus::error) << c.reason;
-        EXPECT_NE(c.reason.find("exited with code 7"), std::string::npos) << c.reason;
-      }
-    fs::remove_all(out);
-  }
+  for (const bool isolated : {true, false})
+    expect_adapter_error_run("python3 tests/adapters/fake_adapter.py utf8crash", isolated, "exited with code 7");
 }
 TEST(Adapters, CrashKeepsStderr) { expect_error("crash", "exited with code 7; stderr: fake adapter: segmentation fault"); }
 TEST(Adapters, WrongSizedOutput) { expect_error("wrongsize", "wrote 188 bytes to C, expected 192"); }
@@ -199,24 +206,8 @@ TEST(AdapterProtocol, ReplyValidation) {
 // write to its stdin fails with EPIPE instead of killing the worker (or, in-process, assay)
 // with SIGPIPE. Before the fix this crashed every time here.
 TEST(Adapters, ExitingWithoutReadingIsAnErrorNeverACrash) {
-  for (const std::string isolation : {"", " --no-isolate"}) {
-    for (int i = 0; i < 3; ++i) {
-      const fs::path out = fresh_dir("adapter-noread");
-      const auto r = run_assay("run tests/data/adapter_fake.toml --device cpu --out " + out.string() + isolation,
-                               "TVM_BENCH_CMD=/bin/true");
-      EXPECT_EQ(r.code, 4) << r.out;
-      const auto files = files_in(out, ".json");
-      ASSERT_EQ(files.size(), 1u) << r.out;
-      EXPECT_EQ(files_in(out, ".md").size(), 1u) << r.out;
-      const auto doc = parse_results_json(read_text_file(files[0]), files[0].string());
-      for (const auto& c : doc.cases)
-        if (c.backend == "tvm") {
-          EXPECT_EQ(c.status, CaseStatus::error) << c.reason;
-          EXPECT_NE(c.reason.find("printed nothing on stdout"), std::string::npos) << c.reason;
-        }
-      fs::remove_all(out);
-    }
-  }
+  for (const bool isolated : {true, false})
+    for (int i = 0; i < 3; ++i) expect_adapter_error_run("/bin/true", isolated, "printed nothing on stdout");
 }
 
 // A process an adapter leaves behind dies with its case: in the adapter's process group, or in a
