@@ -7,6 +7,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev libgtest-dev libsqlite3-dev)
+# assay report: npm fetches its charting library at build time (web/package-lock.json), and its
+# test drives a headless Chromium. A node/npm or a browser already on PATH (NodeSource's node,
+# GitHub's google-chrome) is used as is: Debian's npm package would conflict with the former.
+command -v npm >/dev/null 2>&1 || packages+=(npm)
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ||
+  command -v google-chrome >/dev/null 2>&1 || packages+=(chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

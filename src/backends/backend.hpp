@@ -52,7 +52,8 @@ const Backend* find_backend(const std::string& name);
 std::vector<const Backend*> all_backends();
 std::vector<const Backend*> built_backends();
 // Adds backends for the rest of the process, before anything is planned: the test binary's
-// planted-fault backends (tests/backends) are never part of the release binary.
+// planted-fault backends (tests/backends) are never part of the release binary. An added
+// backend with a built backend's name takes its place (the test binary's planted slowdowns).
 void add_backends(const std::vector<const Backend*>& backends);
 
 }  // namespace assay

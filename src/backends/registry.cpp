@@ -33,8 +33,18 @@ void add_backends(const std::vector<const Backend*>& backends) {
 }
 
 std::vector<const Backend*> all_backends() {
-  std::vector<const Backend*> v = built_backends();
-  v.insert(v.end(), added_backends().begin(), added_backends().end());
+  std::vector<const Backend*> v;
+  const auto added_named = [](const std::string& name) {
+    for (const Backend* a : added_backends())
+      if (a->name() == name) return a;
+    return static_cast<const Backend*>(nullptr);
+  };
+  for (const Backend* b : built_backends()) v.push_back(added_named(b->name()) ? added_named(b->name()) : b);
+  for (const Backend* a : added_backends()) {
+    bool replaces = false;
+    for (const Backend* b : built_backends()) replaces = replaces || b->name() == a->name();
+    if (!replaces) v.push_back(a);
+  }
   return v;
 }
 

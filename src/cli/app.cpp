@@ -35,10 +35,14 @@ int run_cli(int argc, char** argv) {
     actions.emplace_back(list, assay::cli::add_list_command(*list));
     auto* compare = app.add_subcommand("compare", "compare two runs case by case: verdicts, a CI gate, Markdown/JUnit/CSV/BMF");
     actions.emplace_back(compare, assay::cli::add_compare_command(*compare));
+    auto* ab = app.add_subcommand("ab", "two builds on one GPU in alternating rounds (A B B A ...), compared pair by pair");
+    actions.emplace_back(ab, assay::cli::add_ab_command(*ab, args));
     auto* history = app.add_subcommand("history", "list recorded runs, or per-case trends with change points");
     actions.emplace_back(history, assay::cli::add_history_command(*history));
     auto* doctor = app.add_subcommand("doctor", "is this GPU fit to benchmark on: a pass/warn/fail table of its state");
     actions.emplace_back(doctor, assay::cli::add_doctor_command(*doctor));
+    auto* report = app.add_subcommand("report", "one self-contained HTML file with plots of runs, a comparison and the history");
+    actions.emplace_back(report, assay::cli::add_report_command(*report));
   }
   try {
     app.parse(argc, argv);
@@ -52,7 +56,7 @@ int run_cli(int argc, char** argv) {
     bool any = false;
     for (auto& [sub, action] : actions) any = any || sub->parsed();
     if (!any && argc > 1)  // name what was given instead of a command
-      std::cerr << "assay: '" << argv[1] << "' is not a command (run, check, merge, list, compare, history, doctor)\n";
+      std::cerr << "assay: '" << argv[1] << "' is not a command (run, check, merge, list, compare, ab, history, doctor, report)\n";
     std::cerr << "assay: " << e.what() << " (see --help)\n";
     return static_cast<int>(ExitCode::bad_input);
   }

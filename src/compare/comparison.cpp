@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <regex>
 #include <set>
@@ -26,6 +27,7 @@ struct Side {
   std::string skipped_reason;
   std::size_t order = 0;              // first appearance
   std::set<double> gaps_us;           // the sample gaps its timed sessions kept (0: none)
+  std::vector<std::uint64_t> round_samples;  // of its first timed session: samples per round
 };
 using SideMap = std::map<std::string, Side>;
 
@@ -63,6 +65,7 @@ SideMap collect(const store::RunSet& set, const CompareOptions& o, const std::op
       } else if (not_run) {
         if (s.skipped_reason.empty()) s.skipped_reason = c.reason;
       } else if (auto v = metric_samples(c, o.metric); !v.empty()) {
+        if (s.samples.empty()) s.round_samples = c.measurement->round_samples;
         s.samples.push_back(std::move(v));
         s.gaps_us.insert(c.measurement->gap_us);
       } else if (s.skipped_reason.empty()) {
@@ -92,6 +95,13 @@ std::optional<std::string> partner(const std::string& key, const SideMap& other)
   return std::nullopt;
 }
 
+// Whether the two sides are the base and the candidate of one `assay ab` run.
+bool ab_pair(const store::RunSet& base, const store::RunSet& cand) {
+  if (base.sessions.size() != 1 || cand.sessions.size() != 1) return false;
+  const RunRecord &b = base.sessions.front().run, &c = cand.sessions.front().run;
+  return !b.ab_pair.empty() && b.ab_pair == c.ab_pair && b.ab_side == "base" && c.ab_side == "candidate";
+}
+
 std::set<std::string> gpus_of(const store::RunSet& set) {
   std::set<std::string> g;
   for (const auto& d : set.sessions) g.insert(d.run.device.name);
@@ -111,7 +121,51 @@ std::optional<stats::Summary> pooled_summary(const Side* side) {
   return stats::summarize(all);
 }
 
-CaseComparison decide(const std::string& key, const Side* base, const Side* cand, const CompareOptions& o) {
+// The samples of one session split into its rounds; empty when they do not add up.
+stats::Sessions split_rounds(const std::vector<double>& samples, const std::vector<std::uint64_t>& counts) {
+  stats::Sessions rounds;
+  std::size_t at = 0;
+  for (const std::uint64_t n : counts) {
+    if (n == 0 || at + n > samples.size()) return {};
+    rounds.emplace_back(samples.begin() + static_cast<std::ptrdiff_t>(at), samples.begin() + static_cast<std::ptrdiff_t>(at + n));
+    at += n;
+  }
+  return at == samples.size() ? rounds : stats::Sessions{};
+}
+
+// The statistics of a case with timings on both sides, and which noise they allowed for:
+// paired rounds for the two sides of one `assay ab` run, sessions when there are three or more,
+// otherwise one session a side, widened by the history's between-session spread when known.
+void decide_timed(const std::string& key, const Side& base, const Side& cand, bool paired, const CompareOptions& o,
+                  CaseComparison& r) {
+  stats::Thresholds t = o.thresholds;
+  t.seed ^= fnv1a64(key);  // each case its own stream, the same on every run of compare
+  const stats::Better better = metric_direction(o.metric);
+  if (paired && base.samples.size() == 1 && cand.samples.size() == 1) {
+    const auto b = split_rounds(base.samples.front(), base.round_samples);
+    const auto c = split_rounds(cand.samples.front(), cand.round_samples);
+    if (b.size() >= 2 && b.size() == c.size()) {
+      r.stats = stats::compare_paired_rounds(b, c, better, t);
+      r.noise = fmt::format("paired rounds ({} pairs)", b.size());
+      return;
+    }
+  }
+  r.stats = stats::compare_samples(base.samples, cand.samples, better, t);
+  if (r.stats->method == stats::Method::sessions) {
+    r.noise = fmt::format("sessions ({}+{})", base.samples.size(), cand.samples.size());
+    return;
+  }
+  if (const auto it = o.session_spreads.find(key); it != o.session_spreads.end()) {
+    stats::widen_by_session_spread(*r.stats, it->second, better, t);
+    r.noise = fmt::format("history ({} sessions)", it->second.sessions);
+    return;
+  }
+  r.noise = "within-session";
+  r.drift_covered = false;
+}
+
+CaseComparison decide(const std::string& key, const Side* base, const Side* cand, bool paired,
+                      const CompareOptions& o) {
   const Side& any = cand ? *cand : *base;
   CaseComparison r{any.first->id,         key, any.first->bench, any.first->backend, Verdict::ambiguous,
                    pooled_summary(base), pooled_summary(cand), std::nullopt, ""};
@@ -131,10 +185,8 @@ CaseComparison decide(const std::string& key, const Side* base, const Side* cand
     r.verdict = Verdict::new_case;
     r.why = "no timing in the base: " + (base->failed_reason.empty() ? base->skipped_reason : base->failed_reason);
   } else {
-    stats::Thresholds t = o.thresholds;
-    t.seed ^= fnv1a64(key);  // each case its own stream, the same on every run of compare
     try {
-      r.stats = stats::compare_samples(base->samples, cand->samples, metric_direction(o.metric), t);
+      decide_timed(key, *base, *cand, paired, o, r);
     } catch (const std::invalid_argument& e) {  // e.g. a sample of 0 ns in a hand-made document
       throw InputError(r.case_id + ": " + e.what());
     }
@@ -182,6 +234,7 @@ Comparison compare_runs(const store::RunSet& base, const store::RunSet& cand, co
     }
   }
   const SideMap b = collect(base, o, filter), c = collect(cand, o, filter);
+  const bool paired = ab_pair(base, cand);
 
   Comparison out{base.label, cand.label, base.origin, cand.origin, o.metric, o.thresholds, {}, std::nullopt, 0, {}};
   std::vector<std::pair<std::size_t, std::string>> cand_order;
@@ -201,13 +254,13 @@ Comparison compare_runs(const store::RunSet& base, const store::RunSet& cand, co
         cand_gaps.insert(cg.begin(), cg.end());
       }
     }
-    out.cases.push_back(decide(k, bk ? &b.at(*bk) : nullptr, &c.at(k), o));
+    out.cases.push_back(decide(k, bk ? &b.at(*bk) : nullptr, &c.at(k), paired, o));
   }
   std::vector<std::pair<std::size_t, std::string>> gone;
   for (const auto& [k, s] : b)
     if (!base_used.count(k)) gone.emplace_back(s.order, k);
   std::sort(gone.begin(), gone.end());
-  for (const auto& [order, k] : gone) out.cases.push_back(decide(k, &b.at(k), nullptr, o));
+  for (const auto& [order, k] : gone) out.cases.push_back(decide(k, &b.at(k), nullptr, paired, o));
 
   double log_sum = 0;
   for (const auto& cc : out.cases)
@@ -234,8 +287,27 @@ Comparison compare_runs(const store::RunSet& base, const store::RunSet& cand, co
         "on a power-capped GPU the idle between samples moves the clock, so part of their difference is the protocol's",
         gap_mismatches, gap_mismatches == 1 ? " was" : "s were", list(base_gaps), list(cand_gaps)));
   }
+  if (paired) out.notes.push_back("the two sides are one `assay ab` run: base and candidate alternated round by round, "
+                                  "so the verdicts compare the rounds pair by pair");
+  const auto single = std::count_if(out.cases.begin(), out.cases.end(), [](const CaseComparison& cc) {
+    return !cc.drift_covered && (cc.verdict == Verdict::faster || cc.verdict == Verdict::slower);
+  });
+  if (single > 0)
+    out.notes.push_back(fmt::format(
+        "{} FASTER/SLOWER verdict{} (marked ?) rest{} on one session a side and no history of the case ({} fewer "
+        "than {} earlier sessions of this suite on this GPU in this mode): one session cannot tell drift between "
+        "sessions (clock, power state) from a change, so they do not fail the gate; use `assay ab`, --repeat, or "
+        "let the history grow",
+        single, single == 1 ? "" : "s", single == 1 ? "s" : "",
+        o.history_origin.empty() ? "no history read:" : "the history " + o.history_origin + " holds",
+        stats::kMinHistorySessions));
   if (out.cases.empty()) throw InputError("no case to compare" + (o.filter.empty() ? "" : " matches --filter '" + o.filter + "'"));
   return out;
+}
+
+std::string verdict_label(const CaseComparison& c) {
+  const bool unsure = !c.drift_covered && (c.verdict == Verdict::faster || c.verdict == Verdict::slower);
+  return stats::verdict_name(c.verdict) + (unsure ? "?" : "");
 }
 
 std::string comparison_summary_line(const Comparison& c) {

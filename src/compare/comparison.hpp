@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "stats/sample_comparison.hpp"
+#include "stats/session_noise.hpp"
 #include "store/run_set.hpp"
 
 namespace assay::compare {
@@ -26,6 +27,10 @@ struct CompareOptions {
   // Compare % of peak and match cases across GPU models (--normalize peak).
   bool normalize_peak = false;
   std::string filter;  // ECMAScript regex over case ids; "" for all
+  // The between-session spread of each case key, learned from the history
+  // (compare/history_noise.hpp); single-session comparisons use it. Empty: none known.
+  std::map<std::string, stats::SessionSpread> session_spreads;
+  std::string history_origin;  // the history they came from, for the notes; "" when none was read
 };
 
 struct CaseComparison {
@@ -36,6 +41,12 @@ struct CaseComparison {
   std::optional<stats::Summary> base, cand;      // of the metric, all sessions pooled
   std::optional<stats::SampleComparison> stats;  // matched cases with timings on both sides
   std::string why;                               // one line
+  // Which noise the verdict allowed for (docs/compare.md, Noise models): "within-session",
+  // "history (N sessions)", "sessions (N+M)", "paired rounds (N pairs)"; "" without statistics.
+  std::string noise;
+  // False when only the spread within one session was known: drift between sessions (clock and
+  // power state) could look like a change, so such a verdict is marked and does not fail the gate.
+  bool drift_covered = true;
 };
 
 struct Comparison {
@@ -49,6 +60,10 @@ struct Comparison {
 
   std::size_t count(stats::Verdict v) const;
 };
+
+// "SLOWER", or "SLOWER?" for a FASTER/SLOWER verdict whose noise did not cover drift between
+// sessions (drift_covered false): what the renderings show.
+std::string verdict_label(const CaseComparison& c);
 
 // Throws InputError for a bad filter regex or a metric the documents cannot give (e.g.
 // --normalize peak where the peak is unknown).

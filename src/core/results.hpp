@@ -59,6 +59,9 @@ struct RunRecord {
   std::map<std::string, std::string> libraries;  // name -> version
   std::map<std::string, std::string> environment;  // the settings in force (math modes, seeds)
   std::string shard;  // "i/n" for one shard of a suite, "merged" for a merge of shards, else empty
+  // The two documents of one `assay ab` run share ab_pair; ab_side is "base" or "candidate".
+  // Both empty otherwise.
+  std::string ab_pair, ab_side;
 };
 
 struct CheckRecord {

@@ -456,6 +456,10 @@ std::string to_json_text(const ResultsDocument& doc, int indent) {
               {"libraries", r.libraries},
               {"environment", r.environment}};
   if (!r.shard.empty()) run["shard"] = r.shard;
+  if (!r.ab_pair.empty()) {
+    run["ab_pair"] = r.ab_pair;
+    run["ab_side"] = r.ab_side;
+  }
   json cases = json::array();
   for (const auto& c : doc.cases) cases.push_back(case_json(c));
   const json j = {{"schema", r.schema},
@@ -525,6 +529,11 @@ ResultsDocument parse_results_json(const std::string& text, const std::string& o
   r.libraries = run.get<std::map<std::string, std::string>>("libraries");
   r.environment = run.get<std::map<std::string, std::string>>("environment");
   if (run.has("shard")) r.shard = run.get<std::string>("shard");
+  if (run.has("ab_pair")) {
+    r.ab_pair = run.get<std::string>("ab_pair");
+    r.ab_side = run.name("ab_side", false);
+    if (r.ab_side != "base" && r.ab_side != "candidate") run.fail("ab_side", "must be \"base\" or \"candidate\"");
+  }
   const auto& cases = j.find("cases");
   if (cases == j.end() || !cases->is_array()) top.fail("cases", "missing or not an array");
   for (std::size_t i = 0; i < cases->size(); ++i)

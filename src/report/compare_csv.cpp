@@ -20,7 +20,8 @@ std::string number(double v) { return fmt::format("{:.10g}", v); }
 std::string comparison_csv(const Comparison& c) {
   std::string csv =
       "case_id,key,metric,verdict,method,base_median,cand_median,ratio,ratio_ci_lo,ratio_ci_hi,p_value,test,"
-      "mann_whitney_p,hl_ratio,hl_ci_lo,hl_ci_hi,cliffs_delta,base_n,cand_n,base_sessions,cand_sessions,why\n";
+      "mann_whitney_p,hl_ratio,hl_ci_lo,hl_ci_hi,cliffs_delta,base_n,cand_n,base_sessions,cand_sessions,noise,"
+      "drift_covered,why\n";
   for (const auto& cc : c.cases) {
     std::string row = field(cc.case_id) + "," + field(cc.key) + "," + metric_name(c.metric) + "," +
                       stats::verdict_name(cc.verdict) + ",";
@@ -36,7 +37,8 @@ std::string comparison_csv(const Comparison& c) {
       row += "," + (cc.base ? number(cc.base->median) : "") + "," + (cc.cand ? number(cc.cand->median) : "") +
              ",,,,,,,,,,,,,,,";
     }
-    csv += row + field(cc.why) + "\n";
+    csv += row + field(cc.noise) + "," + (cc.noise.empty() ? "" : cc.drift_covered ? "true" : "false") + "," +
+           field(cc.why) + "\n";
   }
   return csv;
 }

@@ -22,7 +22,9 @@ std::string xml_escape(const std::string& s) {
 }
 
 bool is_failure(const CaseComparison& c, const GateRules& rules) {
-  return c.verdict == stats::Verdict::slower || fails_gate(c, rules);
+  // A SLOWER? (one session, no history: drift unknown) is reported, not failed, as in the gate.
+  return (c.verdict == stats::Verdict::slower && (c.drift_covered || rules.gate_single_session)) ||
+         fails_gate(c, rules);
 }
 
 }  // namespace
@@ -35,7 +37,7 @@ std::string comparison_junit(const Comparison& c, const GateRules& rules) {
   xml += fmt::format("<testsuites name=\"assay compare\" tests=\"{}\" failures=\"{}\">\n", c.cases.size(), failures);
   xml += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n", suite, c.cases.size(), failures);
   for (const auto& cc : c.cases) {
-    const std::string verdict = stats::verdict_name(cc.verdict);
+    const std::string verdict = compare::verdict_label(cc);
     xml += fmt::format("    <testcase classname=\"assay.{}\" name=\"{}\"", xml_escape(cc.bench), xml_escape(cc.case_id));
     if (is_failure(cc, rules)) {
       xml += fmt::format(">\n      <failure type=\"{}\" message=\"{}: {}\"/>\n    </testcase>\n", verdict, verdict,

@@ -28,19 +28,19 @@ std::pair<std::optional<double>, std::optional<double>> shown_medians(const Case
 }
 
 std::string comparison_table(const Comparison& c, const GateResult& gate) {
-  using Row = std::array<std::string, 6>;
-  std::vector<Row> rows{{"verdict", "ratio [95% CI]", "p", "base", "candidate", "case"}};
+  using Row = std::array<std::string, 7>;
+  std::vector<Row> rows{{"verdict", "ratio [95% CI]", "p", "noise", "base", "candidate", "case"}};
   for (const auto& cc : c.cases) {
     const auto [base, cand] = shown_medians(cc);
-    Row r{stats::verdict_name(cc.verdict), "-", "-", base ? metric_value_text(*base, c.metric) : "-",
-          cand ? metric_value_text(*cand, c.metric) : "-", cc.case_id};
+    Row r{compare::verdict_label(cc), "-", "-", cc.noise.empty() ? "-" : cc.noise,
+          base ? metric_value_text(*base, c.metric) : "-", cand ? metric_value_text(*cand, c.metric) : "-", cc.case_id};
     if (cc.stats) {
       r[1] = fmt::format("{:.4f} [{:.4f}, {:.4f}]", cc.stats->ratio, cc.stats->ratio_ci.lo, cc.stats->ratio_ci.hi);
       r[2] = stats::p_value_text(cc.stats->p_value);
     }
     rows.push_back(std::move(r));
   }
-  std::array<std::size_t, 6> width{};
+  std::array<std::size_t, 7> width{};
   for (const auto& r : rows)
     for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
   std::string out = fmt::format("compare {}: base {} vs candidate {}\n", metric_name(c.metric), c.base_origin,
@@ -52,11 +52,12 @@ std::string comparison_table(const Comparison& c, const GateResult& gate) {
     out += line + "\n";
   }
   for (const auto& cc : c.cases)
-    if (cc.verdict != stats::Verdict::same) out += fmt::format("{} {}: {}\n", stats::verdict_name(cc.verdict), cc.case_id, cc.why);
+    if (cc.verdict != stats::Verdict::same) out += fmt::format("{} {}: {}\n", compare::verdict_label(cc), cc.case_id, cc.why);
   for (const auto& n : c.notes) out += "note: " + n + "\n";
   out += comparison_summary_line(c) + "\n";
   out += gate.passed ? "gate: pass\n" : "gate: FAIL\n";
   for (const auto& r : gate.reasons) out += "  " + r + "\n";
+  for (const auto& n : gate.notes) out += "  (" + n + ")\n";
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "runner/rounds.hpp"
 
+#include "verify/case_protocol.hpp"
+
 #include <algorithm>
 
 #include "core/error.hpp"
@@ -130,5 +132,26 @@ CaseRecord merge_rounds(const std::vector<CaseRecord>& parts) {
   rec.telemetry = tel;
   return rec;
 }
+
+// A case measured in rounds: one record from its rounds' (merge_rounds), summarised over every
+// round's samples when each round was ok.
+CaseRecord finish_case_rounds(const std::vector<CaseRecord>& parts) {
+  CaseRecord rec = merge_rounds(parts);
+  if (rec.status != CaseStatus::ok) return rec;
+  if (!parts.back().derived) {  // an ok round always has them (summarize_ok): a broken invariant
+    rec.status = CaseStatus::error;
+    rec.reason = "internal: the last round is ok but has no derived figures";
+    return rec;
+  }
+  const DerivedRecord& last = *parts.back().derived;
+  DerivedRecord d;  // the problem's and the device's figures; the rest is computed again
+  d.flops = last.flops;
+  d.min_bytes = last.min_bytes;
+  d.peak_tflops = last.peak_tflops;
+  d.peak_source = last.peak_source;
+  verify::summarize_ok(rec, d);
+  return rec;
+}
+
 
 }  // namespace assay::runner

@@ -42,4 +42,8 @@ std::vector<std::size_t> round_order(std::size_t n, std::uint64_t round);
 // the reason, with what the rounds before it measured.
 CaseRecord merge_rounds(const std::vector<CaseRecord>& parts);
 
+// merge_rounds, then the summary and the derived figures of an ok case computed again over every
+// round's samples.
+CaseRecord finish_case_rounds(const std::vector<CaseRecord>& parts);
+
 }  // namespace assay::runner

@@ -31,26 +31,6 @@ namespace {
 // "SIGINT", "SIGTERM": the signal as people name it.
 std::string sigabbrev(int sig) { return std::string("SIG") + ::sigabbrev_np(sig); }
 
-// A case measured in rounds: one record from its rounds' (merge_rounds), summarised over every
-// round's samples when each round was ok.
-CaseRecord finish_rounds(const std::vector<CaseRecord>& parts) {
-  CaseRecord rec = merge_rounds(parts);
-  if (rec.status != CaseStatus::ok) return rec;
-  if (!parts.back().derived) {  // an ok round always has them (summarize_ok): a broken invariant
-    rec.status = CaseStatus::error;
-    rec.reason = "internal: the last round is ok but has no derived figures";
-    return rec;
-  }
-  const DerivedRecord& last = *parts.back().derived;
-  DerivedRecord d;  // the problem's and the device's figures; the rest is computed again
-  d.flops = last.flops;
-  d.min_bytes = last.min_bytes;
-  d.peak_tflops = last.peak_tflops;
-  d.peak_source = last.peak_source;
-  verify::summarize_ok(rec, d);
-  return rec;
-}
-
 }  // namespace
 
 void attach_baseline_ratios(std::vector<CaseRecord>& cases) {
@@ -181,7 +161,7 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
           parts[j].push_back(run_part(first + j, device, CaseRound{r, rounds, floor}));
         }
         if (r + 1 == rounds)
-          finish(first + j, device, rounds == 1 ? std::move(parts[j].front()) : finish_rounds(parts[j]));
+          finish(first + j, device, rounds == 1 ? std::move(parts[j].front()) : finish_case_rounds(parts[j]));
       }
     }
   };

@@ -71,14 +71,24 @@ std::string run_sanitizer(const std::string& sanitizer, const std::string& tool,
 
 }  // namespace
 
-CaseRecord run_case_in_worker(const verify::ResolvedCase& rc, double timeout_s, bool sanitize) {
+CaseRecord run_case_in_worker(const verify::ResolvedCase& rc, double timeout_s, bool sanitize,
+                              const WorkerProgram& program) {
   const std::string request = verify::to_json_text(rc);
-  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  const std::string self =
+      program.path.empty() ? std::filesystem::read_symlink("/proc/self/exe").string() : program.path;
+  // Extra environment through env(1): the worker is exec'd by it, in the same process.
+  std::vector<std::string> argv;
+  if (!program.env.empty()) {
+    argv.push_back("/usr/bin/env");
+    argv.insert(argv.end(), program.env.begin(), program.env.end());
+  }
+  argv.push_back(self);
+  argv.push_back("__worker");
   SubprocessLimits limits;
   limits.timeout_s = timeout_s;
   limits.max_stdout_bytes = 256u << 20;  // raw samples of a long case
   limits.stderr_tail_bytes = 4000;
-  const SubprocessResult r = run_subprocess({self, "__worker"}, request, limits);
+  const SubprocessResult r = run_subprocess(argv, request, limits);
 
   CaseRecord rec = verify::planned_record(rc);
   if (find_backend(rc.backend)->target() != Target::cpu && rc.device != "cpu") rec.device_index = std::stoi(rc.device);

@@ -5,15 +5,26 @@
 // later worker measures. A case that
 // faults, aborts or hangs takes only its worker with it; the GPU is clean again for the next
 // case because the driver tears down the dead process's context.
+#include <string>
+#include <vector>
+
 #include "core/results.hpp"
 #include "verify/resolved_case.hpp"
 
 namespace assay::runner {
 
+// Which assay binary a worker runs: this one (path empty), or another build's (`assay ab`), with
+// extra environment settings ("NAME=value") for it.
+struct WorkerProgram {
+  std::string path;
+  std::vector<std::string> env;
+};
+
 // Runs `rc` in a worker and returns its record; a worker that dies is `crashed`, one killed
 // after timeout_s is `timeout`, both with the tail of its stderr. With `sanitize` (check only),
 // a CUDA case's worker runs again under compute-sanitizer memcheck and racecheck.
-CaseRecord run_case_in_worker(const verify::ResolvedCase& rc, double timeout_s, bool sanitize);
+CaseRecord run_case_in_worker(const verify::ResolvedCase& rc, double timeout_s, bool sanitize,
+                              const WorkerProgram& program = {});
 
 // The worker's side: reads the resolved case from stdin, runs it in this process, prints the
 // record. Returns the process exit code.

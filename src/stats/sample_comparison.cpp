@@ -114,6 +114,8 @@ std::string method_name(Method m) {
     case Method::samples: return "samples";
     case Method::batches: return "batches";
     case Method::sessions: return "sessions";
+    case Method::history: return "history";
+    case Method::paired: return "paired";
   }
   return "samples";
 }

@@ -43,8 +43,13 @@ using Sessions = std::vector<std::vector<double>>;
 //             replicates, so that a shift between runs (clock state, other load) counts as
 //             noise. Ratio of the geometric means of the session medians; Student's t-test
 //             (pooled variance) on the log session medians and its t interval.
-enum class Method { samples, batches, sessions };
-std::string method_name(Method m);  // "samples", "batches", "sessions"
+//   history   one session on each side, widened by the between-session spread that earlier
+//             sessions of the case show (widen_by_session_spread, session_noise.hpp).
+//   paired    `assay ab`: base and candidate measured in alternating rounds (A B B A ...); the
+//             replicates are the log ratios of the rounds' medians, pair by pair, so that drift
+//             slower than a round cancels. Paired t-test (compare_paired_rounds).
+enum class Method { samples, batches, sessions, history, paired };
+std::string method_name(Method m);  // "samples", "batches", "sessions", "history", "paired"
 
 // Independent samples give a lag-1 autocorrelation r1 ~ N(0, 1/n); r1 > 3.09 / sqrt(n) is
 // beyond the one-sided 0.999 quantile, so the batches method replaces the samples method.

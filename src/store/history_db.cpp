@@ -221,4 +221,16 @@ std::vector<CasePoint> HistoryDb::case_points(const std::string& bench, const st
   return points;
 }
 
+std::vector<CasePoint> HistoryDb::case_points_of_suite(const std::string& suite_hash) {
+  auto q = db_.prepare(
+      "SELECT r.id, r.run_group, r.started_utc, r.git_commit, r.tag, c.case_key, c.case_id, c.median_ns "
+      "FROM cases c JOIN runs r ON r.id = c.run_id "
+      "WHERE c.status = 'ok' AND c.median_ns IS NOT NULL AND r.suite_hash = ?1 ORDER BY r.started_utc, r.id");
+  q.bind(1, suite_hash);
+  std::vector<CasePoint> points;
+  while (q.step())
+    points.push_back({q.integer(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(5), q.text(6), q.real(7)});
+  return points;
+}
+
 }  // namespace assay::store

@@ -72,6 +72,9 @@ class HistoryDb {
   std::vector<ResultsDocument> latest_group_at_commit(const std::string& commit_prefix);
   // ok cases with a median, oldest run first; bench "" for all benches.
   std::vector<CasePoint> case_points(const std::string& bench, const std::string& since_utc);
+  // ok cases with a median of the runs of a suite with this hash, oldest run first: the sessions
+  // from which compare learns a case's between-session spread.
+  std::vector<CasePoint> case_points_of_suite(const std::string& suite_hash);
 
   const std::string& path() const { return db_.path(); }
 

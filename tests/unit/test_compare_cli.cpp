@@ -43,25 +43,34 @@ TEST(CompareCli, GateExitCodesAndOutputs) {
   const Outcome plain = run_assay_in(d, {"compare", "base.json", "cand.json"});
   EXPECT_EQ(plain.code, 0) << plain.out;
   EXPECT_NE(plain.out.find("1 SLOWER"), std::string::npos) << plain.out;
-  const Outcome gated = run_assay_in(d, {"compare", "base.json", "cand.json", "--fail-on", "slower", "--markdown", "out/c.md",
-                                  "--junit", "out/j.xml", "--csv", "out/c.csv", "--bmf", "out/b.json"});
+  // One session a side and no history: the SLOWER is marked and does not fail the gate.
+  const Outcome single = run_assay_in(d, {"compare", "base.json", "cand.json", "--fail-on", "slower"});
+  EXPECT_EQ(single.code, 0) << single.out;
+  EXPECT_NE(single.out.find("SLOWER?  "), std::string::npos) << single.out;
+  EXPECT_NE(single.out.find("within-session"), std::string::npos) << single.out;
+  EXPECT_NE(single.out.find("1 case(s) SLOWER? not gated"), std::string::npos) << single.out;
+  const Outcome gated = run_assay_in(d, {"compare", "base.json", "cand.json", "--fail-on", "slower", "--gate-single-session",
+                                  "--markdown", "out/c.md", "--junit", "out/j.xml", "--csv", "out/c.csv", "--bmf", "out/b.json"});
   EXPECT_EQ(gated.code, 1) << gated.out;
   EXPECT_NE(gated.out.find("gate: FAIL"), std::string::npos);
   for (const char* f : {"out/c.md", "out/j.xml", "out/c.csv", "out/b.json"}) EXPECT_GT(fs::file_size(d / f), 100u) << f;
   std::size_t entries = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(d / "out")) ++entries;
   EXPECT_EQ(entries, 4u);  // no temporary files left behind
-  EXPECT_NE(read_text_file(d / "out/c.md").find("**SLOWER**"), std::string::npos);
+  EXPECT_NE(read_text_file(d / "out/c.md").find("| SLOWER? |"), std::string::npos);
   EXPECT_EQ(nlohmann::json::parse(read_text_file(d / "out/b.json")).size(), 2u);
 
   // Promotion: every case must be FASTER. The unchanged case is not.
   write_pair(d, 0.95);
   EXPECT_EQ(run_assay_in(d, {"compare", "base.json", "cand.json", "--fail-on", "slower"}).code, 0);
   EXPECT_EQ(run_assay_in(d, {"compare", "base.json", "cand.json", "--require", "faster"}).code, 1);
-  EXPECT_EQ(run_assay_in(d, {"compare", "base.json", "cand.json", "--require", "faster", "--filter", "assay/"}).code, 0);
+  // A single-session FASTER without history does not prove a promotion.
+  EXPECT_EQ(run_assay_in(d, {"compare", "base.json", "cand.json", "--require", "faster", "--filter", "assay/"}).code, 1);
+  EXPECT_EQ(run_assay_in(d, {"compare", "base.json", "cand.json", "--require", "faster", "--filter", "assay/",
+                             "--gate-single-session"}).code, 0);
   // Throughput keeps the direction: the faster candidate is FASTER in TFLOP/s too.
   EXPECT_EQ(run_assay_in(d, {"compare", "base.json", "cand.json", "--metric", "tflops", "--require", "faster", "--filter",
-                      "assay/"}).code,
+                      "assay/", "--gate-single-session"}).code,
             0);
 }
 

@@ -10,6 +10,7 @@
 #include "report/compare_outputs.hpp"
 #include "compare/comparison.hpp"
 #include "compare/gate.hpp"
+#include "store/case_key.hpp"
 
 using namespace assay;
 using namespace assay::report;
@@ -34,6 +35,16 @@ const CaseComparison& find_case(const Comparison& c, const std::string& id) {
   throw std::runtime_error("no case " + id);
 }
 
+// What a history of ten quiet sessions of every case of `set` gives: a between-session spread of
+// 0.2%, so that single-session verdicts count (without it they are marked and not gated).
+CompareOptions with_quiet_history(const store::RunSet& set) {
+  CompareOptions o;
+  for (const auto& doc : set.sessions)
+    for (const auto& c : doc.cases) o.session_spreads[store::case_key(doc.run, c).text()] = {0.002, 10};
+  o.history_origin = "test-history.db";
+  return o;
+}
+
 // Base and candidate of four cases: 5% slower, 5% faster, unchanged, and one only in each.
 struct Fixture {
   store::RunSet base = set_of("main", {doc_on(kH100, {ok_case("gemm", "assay", 1024, noisy(1, 100000)),
@@ -49,7 +60,7 @@ struct Fixture {
 
 TEST(Comparison, VerdictsNewGoneAndGeomean) {
   Fixture f;
-  const Comparison c = compare_runs(f.base, f.cand, {});
+  const Comparison c = compare_runs(f.base, f.cand, with_quiet_history(f.cand));
   ASSERT_EQ(c.cases.size(), 5u);
   EXPECT_EQ(find_case(c, "gemm/assay/f16/k=1024,m=1024,n=1024").verdict, Verdict::slower);
   EXPECT_EQ(find_case(c, "gemm/assay/f16/k=2048,m=2048,n=2048").verdict, Verdict::faster);
@@ -73,7 +84,7 @@ TEST(Comparison, NotesCasesMeasuredWithDifferentSampleGaps) {
   for (auto& doc : f.cand.sessions)
     for (auto& c : doc.cases)
       if (c.backend == "assay") c.measurement->gap_us = 150;
-  const Comparison c = compare_runs(f.base, f.cand, {});
+  const Comparison c = compare_runs(f.base, f.cand, with_quiet_history(f.cand));
   ASSERT_EQ(c.notes.size(), 1u);
   // The two assay cases are in both runs; cuBLAS's matched case has no gap on either side.
   EXPECT_NE(c.notes[0].find("2 matched cases were measured with different sample gaps (base 0 us, candidate 150 us"),
@@ -83,7 +94,7 @@ TEST(Comparison, NotesCasesMeasuredWithDifferentSampleGaps) {
   for (auto* set : {&same.base, &same.cand})
     for (auto& doc : set->sessions)
       for (auto& c : doc.cases) c.measurement->gap_us = 150;
-  EXPECT_TRUE(compare_runs(same.base, same.cand, {}).notes.empty());
+  EXPECT_TRUE(compare_runs(same.base, same.cand, with_quiet_history(same.cand)).notes.empty());
 }
 
 TEST(Comparison, DeterministicAcrossCalls) {
@@ -184,7 +195,7 @@ TEST(Comparison, FilterAndBadFilter) {
 
 TEST(Gate, FailOnRequireAndFailedChecks) {
   Fixture f;
-  const Comparison c = compare_runs(f.base, f.cand, {});
+  const Comparison c = compare_runs(f.base, f.cand, with_quiet_history(f.cand));
   EXPECT_TRUE(apply_gate(c, {}).passed);
   const GateResult slower = apply_gate(c, {{Verdict::slower}, std::nullopt});
   EXPECT_FALSE(slower.passed);
@@ -192,7 +203,7 @@ TEST(Gate, FailOnRequireAndFailedChecks) {
   EXPECT_EQ(slower.reasons[0], "1 case(s) SLOWER (--fail-on)");
   EXPECT_FALSE(apply_gate(c, {{}, Verdict::faster}).passed);
 
-  CompareOptions only_faster;
+  CompareOptions only_faster = with_quiet_history(f.cand);
   only_faster.filter = "assay/f16/k=2048";
   const Comparison faster = compare_runs(f.base, f.cand, only_faster);
   EXPECT_TRUE(apply_gate(faster, {{Verdict::slower}, Verdict::faster}).passed);
@@ -209,7 +220,7 @@ TEST(Gate, FailOnRequireAndFailedChecks) {
 
 TEST(Outputs, MarkdownTableAndGate) {
   Fixture f;
-  const Comparison c = compare_runs(f.base, f.cand, {});
+  const Comparison c = compare_runs(f.base, f.cand, with_quiet_history(f.cand));
   const std::string md = comparison_markdown(c, apply_gate(c, {{Verdict::slower}, std::nullopt}));
   EXPECT_NE(md.find("## assay compare: `main` → `pr`"), std::string::npos);
   EXPECT_NE(md.find("**Gate: FAIL.** 1 case(s) SLOWER (--fail-on)."), std::string::npos) << md;
@@ -221,7 +232,7 @@ TEST(Outputs, MarkdownTableAndGate) {
 
 TEST(Outputs, JunitHasOneTestcasePerCaseAndFailsRegressions) {
   Fixture f;
-  const Comparison c = compare_runs(f.base, f.cand, {});
+  const Comparison c = compare_runs(f.base, f.cand, with_quiet_history(f.cand));
   const std::string xml = comparison_junit(c, {});
   std::size_t testcases = 0, failures = 0;
   for (std::size_t p = 0; (p = xml.find("<testcase ", p)) != std::string::npos; ++p) ++testcases;
@@ -269,7 +280,7 @@ TEST(Outputs, BencherMetricFormatOfTheCandidate) {
 
 TEST(Outputs, TerminalTableSaysWhy) {
   Fixture f;
-  const Comparison c = compare_runs(f.base, f.cand, {});
+  const Comparison c = compare_runs(f.base, f.cand, with_quiet_history(f.cand));
   const std::string t = comparison_table(c, apply_gate(c, {}));
   EXPECT_NE(t.find("SLOWER gemm/assay/f16/k=1024,m=1024,n=1024: 4.9% slower: ratio 1.049"), std::string::npos) << t;
   EXPECT_NE(t.find("1 FASTER, 1 SLOWER"), std::string::npos) << t;

@@ -1,0 +1,73 @@
+// assay ab SUITE --base BIN --candidate BIN: two builds measured in alternating rounds on one
+// GPU (runner/ab.hpp), then compared round pair by round pair, with the gate of `assay compare`.
+#include <iostream>
+#include <regex>
+
+#include "cli/commands.hpp"
+#include "cli/gate_flags.hpp"
+#include "core/error.hpp"
+#include "core/interrupt.hpp"
+#include "runner/ab.hpp"
+#include "store/run_set.hpp"
+
+namespace assay::cli {
+
+namespace {
+// NAME=value, NAME a shell-style variable name.
+void check_env(const std::string& flag, const std::vector<std::string>& settings) {
+  static const std::regex setting("[A-Za-z_][A-Za-z0-9_]*=.*");
+  for (const auto& e : settings)
+    if (!std::regex_match(e, setting)) throw InputError(flag + " '" + e + "': use NAME=value");
+}
+}  // namespace
+
+Action add_ab_command(CLI::App& app, const std::vector<std::string>& argv) {
+  struct AbFlags {
+    runner::AbOptions ab;
+    std::string mode, filter;
+    double gap_us = -1;
+    CLI::Option* filter_opt = nullptr;
+  };
+  auto a = std::make_shared<AbFlags>();
+  a->ab.run.command_line = argv;
+  a->ab.run.out_dir = "assay-results";
+  app.add_option("suite", a->ab.run.suite_path, "suite file (TOML), e.g. suites/gemm.toml")->required();
+  app.add_option("--base", a->ab.base.path, "the base build's assay binary (e.g. the merge base's)")->required();
+  app.add_option("--candidate", a->ab.candidate.path, "the candidate build's assay binary")->required();
+  app.add_option("--base-env", a->ab.base.env, "NAME=value set for the base's workers (repeatable)");
+  app.add_option("--candidate-env", a->ab.candidate.env, "NAME=value set for the candidate's workers (repeatable)");
+  app.add_option("--rounds", a->ab.rounds, "rounds per case and side, even: A B, B A, ...")
+      ->check(CLI::Range(2, 64))
+      ->capture_default_str();
+  app.add_option("--tag", a->ab.run.tag, "a name for this comparison, kept in the results");
+  app.add_option("--out", a->ab.run.out_dir, "folder for the pair's folder (base.json, candidate.json)")
+      ->capture_default_str();
+  app.add_option("--device", a->ab.run.device, "CUDA device index, or 'cpu'")->capture_default_str();
+  app.add_option("--mode", a->mode, "override the suite's mode")->check(CLI::IsMember({"cold", "hot", "graph", "host"}));
+  app.add_option("--gap-us", a->gap_us, "override the suite's gap_us")->check(CLI::Range(0.0, 100000.0));
+  a->filter_opt = app.add_option("--filter", a->filter, "run only cases whose id matches this regex");
+  app.add_option("--seed", a->ab.run.seed, "base seed of the random inputs")->capture_default_str();
+  auto f = add_gate_flags(app);
+
+  return [a, f]() -> int {
+    if (a->filter_opt->count() && a->filter.empty()) throw InputError("--filter '': give a regex of case ids");
+    if (!a->filter.empty()) a->ab.run.filter = a->filter;
+    if (!a->mode.empty()) a->ab.run.mode = a->mode;
+    if (a->gap_us >= 0) a->ab.run.gap_us = a->gap_us;
+    a->ab.run.rounds = a->ab.rounds;
+    if (a->ab.run.device != "cpu" && !std::regex_match(a->ab.run.device, std::regex("[0-9]{1,4}")))
+      throw InputError("--device '" + a->ab.run.device + "': use 'cpu' or a GPU index (0, 1, ...)");
+    check_env("--base-env", a->ab.base.env);
+    check_env("--candidate-env", a->ab.candidate.env);
+    resolve_gate_flags(*f);
+    install_interrupt_handlers();
+    const runner::AbOutcome out = runner::run_ab(a->ab, [](const std::string& line) { std::cerr << line << "\n"; });
+    std::cerr << "assay ab: wrote " << out.base_path << " and " << out.candidate_path << "\n";
+    if (out.interrupted_by) return 128 + out.interrupted_by;
+    const store::RunSet base{"base", out.base_path, {out.base}};
+    const store::RunSet cand{"candidate", out.candidate_path, {out.candidate}};
+    return finish_comparison(*f, compare::compare_runs(base, cand, f->options));
+  };
+}
+
+}  // namespace assay::cli

@@ -1,0 +1,84 @@
+#include "cli/gate_flags.hpp"
+
+#include <filesystem>
+#include <iostream>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "report/compare_outputs.hpp"
+
+namespace assay::cli {
+
+namespace {
+stats::Verdict verdict_flag(const std::string& flag, const std::string& value) {
+  const auto v = compare::parse_verdict(value);
+  if (!v) throw InputError(flag + " '" + value + "': use faster, slower, same, ambiguous, new or gone");
+  return *v;
+}
+}  // namespace
+
+std::shared_ptr<GateFlags> add_gate_flags(CLI::App& app) {
+  auto f = std::make_shared<GateFlags>();
+  stats::Thresholds& t = f->options.thresholds;
+  app.add_option("--fail-on", f->fail_on, "exit 1 when any case has one of these verdicts (e.g. slower,ambiguous)")
+      ->delimiter(',');
+  f->require_opt =
+      app.add_option("--require", f->require, "exit 1 unless every compared case has this verdict (e.g. faster)");
+  app.add_option("--floor", f->floor_pct, "practical floor in %: smaller changes are SAME")->capture_default_str();
+  app.add_option("--alpha", t.alpha, "false-alarm rate: the test's p must be below it")->capture_default_str();
+  app.add_option("--confidence", t.confidence, "confidence of the intervals")->capture_default_str();
+  app.add_option("--resamples", t.resamples, "bootstrap resamples of the ratio of medians")->capture_default_str();
+  app.add_option("--metric", f->metric, "time (lower is better), tflops or gbs (higher is better)")
+      ->check(CLI::IsMember({"time", "tflops", "gbs"}))
+      ->capture_default_str();
+  app.add_option("--normalize", f->normalize, "'peak': compare % of peak, also across GPU models")
+      ->check(CLI::IsMember({"peak"}));
+  f->outputs = {
+      {app.add_option("--markdown", f->markdown, "write Markdown (PR comment, job summary) to this file"), &f->markdown},
+      {app.add_option("--junit", f->junit, "write JUnit XML (one testcase per case) to this file"), &f->junit},
+      {app.add_option("--bmf", f->bmf, "write Bencher Metric Format JSON of the candidate to this file"), &f->bmf},
+      {app.add_option("--csv", f->csv, "write CSV (one row per case, every statistic) to this file"), &f->csv}};
+  app.add_flag("--quiet", f->quiet, "print only the summary line and the gate");
+  app.add_flag("--gate-single-session", f->gate_single_session,
+               "let FASTER/SLOWER from one session a side without history (drift unknown, marked ?) fail the gate");
+  return f;
+}
+
+void resolve_gate_flags(GateFlags& f) {
+  if (f.require_opt->count() && f.require.empty()) throw InputError("--require '': name a verdict");
+  for (const auto& [opt, path] : f.outputs) {
+    if (!opt->count()) continue;
+    const std::string flag = opt->get_name();
+    if (path->empty()) throw InputError(flag + " '': name a file to write");
+    if (std::filesystem::is_directory(*path)) throw InputError(flag + " '" + *path + "': is a folder, not a file");
+  }
+  stats::Thresholds& th = f.options.thresholds;
+  if (!(f.floor_pct >= 0 && f.floor_pct < 100)) throw InputError("--floor: a percentage in [0, 100)");
+  if (!(th.alpha > 0 && th.alpha < 1)) throw InputError("--alpha: a probability in (0, 1)");
+  if (!(th.confidence > 0 && th.confidence < 1)) throw InputError("--confidence: a probability in (0, 1)");
+  if (th.resamples < 100) throw InputError("--resamples: at least 100");
+  th.floor = f.floor_pct / 100.0;
+  f.options.metric = *compare::parse_metric(f.metric);
+  f.options.normalize_peak = f.normalize == "peak";
+  for (const auto& v : f.fail_on) f.rules.fail_on.insert(verdict_flag("--fail-on", v));
+  if (!f.require.empty()) f.rules.require = verdict_flag("--require", f.require);
+  f.rules.gate_single_session = f.gate_single_session;
+}
+
+int finish_comparison(const GateFlags& f, const compare::Comparison& c) {
+  const compare::GateResult gate = compare::apply_gate(c, f.rules);
+  if (!f.markdown.empty()) write_file_atomically(f.markdown, report::comparison_markdown(c, gate));
+  if (!f.junit.empty()) write_file_atomically(f.junit, report::comparison_junit(c, f.rules));
+  if (!f.bmf.empty()) write_file_atomically(f.bmf, report::comparison_bmf(c));
+  if (!f.csv.empty()) write_file_atomically(f.csv, report::comparison_csv(c));
+  if (f.quiet) {
+    std::cout << compare::comparison_summary_line(c) << "\n" << (gate.passed ? "gate: pass\n" : "gate: FAIL\n");
+    for (const auto& r : gate.reasons) std::cout << "  " << r << "\n";
+    for (const auto& n : gate.notes) std::cout << "  (" << n << ")\n";
+  } else {
+    std::cout << report::comparison_table(c, gate);
+  }
+  return gate.passed ? 0 : static_cast<int>(ExitCode::check_failed);
+}
+
+}  // namespace assay::cli

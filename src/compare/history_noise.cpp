@@ -1,0 +1,41 @@
+#include "compare/history_noise.hpp"
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+namespace assay::compare {
+
+std::map<std::string, stats::SessionSpread> history_spreads(store::HistoryDb& db, const store::RunSet& base,
+                                                            const store::RunSet& cand) {
+  std::set<std::string> hashes, compared;  // the suites compared, and their sessions' start times
+  for (const store::RunSet* side : {&base, &cand})
+    for (const ResultsDocument& d : side->sessions) {
+      hashes.insert(d.run.suite_hash);
+      compared.insert(d.run.started_utc);
+    }
+  std::map<std::string, std::vector<std::pair<std::string, double>>> medians;  // per case key: (start, median)
+  for (const std::string& hash : hashes)
+    for (const store::CasePoint& p : db.case_points_of_suite(hash))
+      if (!compared.count(p.started_utc)) medians[p.case_key].emplace_back(p.started_utc, p.median_ns);
+  std::map<std::string, stats::SessionSpread> spreads;
+  for (auto& [key, points] : medians) {
+    std::stable_sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<double> in_order;
+    for (const auto& p : points) in_order.push_back(p.second);
+    if (const auto s = stats::session_spread(in_order)) spreads.emplace(key, *s);
+  }
+  // A case whose own history is quieter than the suite's typical case is more likely to have had
+  // a lucky few sessions than to be immune to what moves a whole session (clock and power state):
+  // no case is given less than the median spread of the suite's cases.
+  std::vector<double> sigmas;
+  for (const auto& [key, s] : spreads) sigmas.push_back(s.sigma_log);
+  if (!sigmas.empty()) {
+    std::nth_element(sigmas.begin(), sigmas.begin() + static_cast<std::ptrdiff_t>(sigmas.size() / 2), sigmas.end());
+    const double typical = sigmas[sigmas.size() / 2];
+    for (auto& [key, s] : spreads) s.sigma_log = std::max(s.sigma_log, typical);
+  }
+  return spreads;
+}
+
+}  // namespace assay::compare

@@ -1,0 +1,186 @@
+#include "runner/ab.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <regex>
+
+#include "backends/backend.hpp"
+#include "backends/subprocess.hpp"
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/interrupt.hpp"
+#include "runner/devices.hpp"
+#include "runner/plan.hpp"
+#include "runner/resolve.hpp"
+#include "runner/results_file.hpp"
+#include "runner/rounds.hpp"
+#include "runner/run_metadata.hpp"
+#include "runner/run_record.hpp"
+#include "runner/runner.hpp"
+#include "suite/suite.hpp"
+#include "verify/resolved_case.hpp"
+
+namespace assay::runner {
+
+namespace {
+
+struct Side {
+  const char* name;  // "base", "candidate"
+  const char* flag;  // "--base", "--candidate"
+  const WorkerProgram* program;
+  RunRecord run;
+  std::unique_ptr<ResultsFile> file;
+};
+
+// A worker that rejects its request was built with another worker protocol: no case of this
+// side can run, so the whole comparison is bad input rather than a column of crashes.
+void refuse_foreign_worker(const Side& side, const CaseRecord& rec) {
+  if (rec.status == CaseStatus::crashed && rec.stderr_tail.find("worker request") != std::string::npos)
+    throw InputError(std::string(side.flag) + " " + side.program->path +
+                     ": its worker cannot read this assay's case requests (another worker protocol; build both "
+                     "sides from versions that share it): " +
+                     rec.stderr_tail.substr(0, rec.stderr_tail.find('\n')));
+}
+
+// Each round keeps the case's whole time budget (min_time_s, timeout_s); only the sample counts are
+// shared out. A round is a fresh process: its samples must span the GPU's power management swings
+// (tens of milliseconds on an H100 under its cap) for its median to stand for the case. With the
+// time shared out as `--rounds` does in one process, 6 rounds of a 4096^3 GEMM took 9 samples in
+// about 2 ms each, and round medians of identical code differed by up to 17% (bench/README.md).
+void keep_whole_time_budget(verify::ResolvedCase& rc, const measure::Criterion& whole) {
+  rc.criterion.min_time_s = whole.min_time_s;
+  rc.criterion.timeout_s = whole.timeout_s;
+}
+
+}  // namespace
+
+std::string program_version(const std::string& flag, const WorkerProgram& program) {
+  if (::access(program.path.c_str(), X_OK) != 0)
+    throw InputError(flag + " '" + program.path + "': not an executable file");
+  std::vector<std::string> argv{"/usr/bin/env"};
+  argv.insert(argv.end(), program.env.begin(), program.env.end());
+  argv.push_back(program.path);
+  argv.push_back("--version");
+  SubprocessLimits limits;
+  limits.timeout_s = 30;
+  const SubprocessResult r = run_subprocess(argv, "", limits);
+  std::string out = r.out.substr(0, r.out.find('\n'));
+  static const std::regex assay_version(R"(^assay \S+ \(\S+\)$|^\S+ \(\S+\)$)");
+  if (!r.started || r.exit_code != 0 || !std::regex_match(out, assay_version))
+    throw InputError(flag + " '" + program.path + "': does not answer --version as assay does (" +
+                     (r.started ? "exit " + std::to_string(r.exit_code) + ": '" + out + "'" : r.error) + ")");
+  return out;
+}
+
+AbOutcome run_ab(const AbOptions& o, const std::function<void(const std::string&)>& progress) {
+  if (o.rounds < 2 || o.rounds % 2 != 0)
+    throw InputError("--rounds " + std::to_string(o.rounds) + ": an even number of at least 2 (A B, B A, ...)");
+  if (!o.run.devices.empty()) throw InputError("--devices: assay ab measures both sides on one device (--device)");
+  Side sides[2] = {{"base", "--base", &o.base, {}, nullptr}, {"candidate", "--candidate", &o.candidate, {}, nullptr}};
+  std::string versions[2];
+  for (int s = 0; s < 2; ++s) versions[s] = program_version(sides[s].flag, *sides[s].program);
+
+  const suite::Suite suite = suite::load_suite(o.run.suite_path);
+  const auto planned = plan_cases(suite, o.run.filter);
+  if (planned.empty())
+    throw InputError(o.run.suite_path + ": no case to run" +
+                     (o.run.filter ? " matches --filter '" + *o.run.filter + "'" : std::string()));
+  std::vector<std::string> backends;
+  for (const auto& pc : planned) {
+    resolve_case(pc, o.run, CaseRound{0, o.rounds}, o.run.device);
+    backends.push_back(pc.backend);
+  }
+  Executors ex = make_executors(o.run.device, false, needs_cuda(backends));
+  const std::vector<std::string> devices = resolve_devices(o.run, ex);
+
+  const std::string stamp = utc_now_compact();
+  AbOutcome out;
+  out.folder = (std::filesystem::path(o.run.out_dir) /
+                (suite.name + "-ab-" + (o.run.tag.empty() ? "untagged" : o.run.tag) + "-" + stamp))
+                   .string();
+  for (int s = 0; s < 2; ++s) {
+    Side& side = sides[s];
+    side.run = describe_run(o.run, suite, ex, devices);
+    const std::string& v = versions[s];
+    side.run.assay_version = v.substr(v.find(' ') == std::string::npos ? 0 : v.find(' ') + 1);
+    side.run.assay_version = side.run.assay_version.substr(0, side.run.assay_version.find(" ("));
+    side.run.assay_build_commit = v.substr(v.rfind('(') + 1, v.size() - v.rfind('(') - 2);
+    side.run.ab_pair = suite.name + "-ab-" + stamp + "-" + std::to_string(::getpid());
+    side.run.ab_side = side.name;
+    for (const auto& e : side.program->env) side.run.environment["ab." + std::string(side.name) + "." + e.substr(0, e.find('='))] = e.substr(e.find('=') + 1);
+    side.run.environment["ab." + std::string(side.name) + ".program"] = side.program->path;
+    side.file = std::make_unique<ResultsFile>(out.folder, side.name, planned.size());
+    side.file->start(side.run);
+  }
+
+  for (std::size_t i = 0; i < planned.size(); ++i) {
+    const PlannedCase& pc = planned[i];
+    const Backend& backend = *find_backend(pc.backend);
+    std::vector<CaseRecord> parts[2];
+    const auto not_run = [&](int s, CaseStatus status, const std::string& why) {
+      CaseRecord rec = verify::planned_record(resolve_case(pc, o.run, CaseRound{0, o.rounds}, o.run.device));
+      rec.status = status;
+      rec.reason = why;
+      parts[s] = {rec};
+    };
+    if (backend.target() == Target::cuda && !ex.cuda_ok) {
+      for (int s = 0; s < 2; ++s) not_run(s, CaseStatus::skipped, ex.cuda_skip);
+    } else if (const auto why = backend.unavailable_reason(); !why.empty()) {
+      for (int s = 0; s < 2; ++s) not_run(s, CaseStatus::skipped, why);
+    } else {
+      progress("[" + std::to_string(i + 1) + "/" + std::to_string(planned.size()) + "] " + pc.id + " ...");
+      const measure::Criterion whole = resolve_case(pc, o.run, CaseRound{0, 1}, o.run.device).criterion;
+      for (std::uint64_t r = 0; r < o.rounds; ++r) {
+        // A B in even rounds, B A in odd ones: over each pair of rounds both sides hold both places.
+        for (const int s : r % 2 == 0 ? std::array{0, 1} : std::array{1, 0}) {
+          if (interrupt_signal()) break;
+          if (r > 0 && parts[s].back().status != CaseStatus::ok) continue;
+          std::uint64_t floor = 0;
+          if (r > 0 && parts[s].front().measurement) floor = parts[s].front().measurement->samples_ns.size();
+          verify::ResolvedCase rc = resolve_case(pc, o.run, CaseRound{r, o.rounds, floor}, o.run.device);
+          keep_whole_time_budget(rc, whole);
+          CaseRecord rec = run_case_in_worker(rc, case_timeout_s(pc), false, *sides[s].program);
+          refuse_foreign_worker(sides[s], rec);
+          parts[s].push_back(std::move(rec));
+        }
+        // A side that is not ok ends the case for both: its pairs would be incomplete.
+        if (interrupt_signal() || parts[0].back().status != CaseStatus::ok || parts[1].back().status != CaseStatus::ok)
+          break;
+      }
+      for (int s = 0; s < 2; ++s)
+        if (parts[s].empty()) not_run(s, CaseStatus::interrupted, "not run: assay was interrupted");
+    }
+    std::string line = "[" + std::to_string(i + 1) + "/" + std::to_string(planned.size()) + "] " + pc.id + ":";
+    for (int s = 0; s < 2; ++s) {
+      CaseRecord rec = parts[s].size() == 1 ? std::move(parts[s].front()) : finish_case_rounds(parts[s]);
+      if (rec.status == CaseStatus::ok && rec.measurement && rec.measurement->round_samples.size() != o.rounds) {
+        rec.status = CaseStatus::interrupted;  // fewer rounds than asked: not a full pair set
+        rec.reason = "assay was interrupted after " + std::to_string(rec.measurement->round_samples.size()) + " rounds";
+      }
+      char buf[96] = "";
+      if (rec.summary) std::snprintf(buf, sizeof buf, " median %.3f us", rec.summary->median / 1e3);
+      line += std::string(s ? ";" : "") + " " + sides[s].name + " " + case_status_name(rec.status) + buf;
+      if (!rec.reason.empty()) line += " (" + rec.reason + ")";
+      sides[s].file->finish(i, std::move(rec), sides[s].run);
+    }
+    progress(line);
+  }
+
+  out.interrupted_by = interrupt_signal();
+  for (int s = 0; s < 2; ++s) {
+    ResultsDocument& doc = s == 0 ? out.base : out.candidate;
+    doc.run = sides[s].run;
+    doc.run.finished_utc = utc_now_iso8601();
+    doc.cases = std::move(sides[s].file->cases());
+    attach_baseline_ratios(doc.cases);
+    (s == 0 ? out.base_path : out.candidate_path) = sides[s].file->json_path();
+    write_file_atomically(sides[s].file->json_path(), to_json_text(doc));
+  }
+  return out;
+}
+
+}  // namespace assay::runner

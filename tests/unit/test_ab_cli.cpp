@@ -1,0 +1,100 @@
+// `assay ab` end to end on the CPU: two builds (here assay-testbed twice, the candidate with a
+// planted slowdown) measured in alternating rounds, written as one pair, compared pair by pair.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include "cli_support.hpp"
+#include "compare_test_docs.hpp"
+#include "core/atomic_file.hpp"
+#include "core/results.hpp"
+
+using namespace assay;
+using assay::test::assay_testbed_bin;
+using assay::test::run_assay_in;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<fs::path> results_of(const fs::path& out) {
+  std::vector<fs::path> found;
+  for (const auto& e : fs::recursive_directory_iterator(out))
+    if (e.path().extension() == ".json") found.push_back(e.path());
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+std::vector<std::string> ab_args(const fs::path& out, const std::string& slowdown) {
+  std::vector<std::string> a{"ab", assay::test::source_dir() + "/tests/data/ab_cpu.toml", "--device", "cpu", "--base",
+                             assay_testbed_bin(), "--candidate", assay_testbed_bin(), "--rounds", "4", "--out",
+                             out.string(), "--fail-on", "slower"};
+  if (!slowdown.empty()) {
+    a.push_back("--candidate-env");
+    a.push_back("ASSAY_TESTBED_SLOWDOWN=" + slowdown);
+  }
+  return a;
+}
+
+}  // namespace
+
+TEST(AbCli, PlantedSlowdownIsSlowerRoundPairByRoundPair) {
+  const fs::path d = assay::test::fresh_test_dir("ab-planted");
+  const auto r = run_assay_in(d, ab_args(d / "out", "0.9"));
+  // On a shared CI machine the CPU GEMM's rounds can differ by 10x (the other tests take the
+  // cores), so 4 pairs may not reach p < 0.01: SLOWER (exit 1, --fail-on slower) or AMBIGUOUS
+  // (exit 0), never FASTER or SAME. The power of the paired test is tested on synthetic samples
+  // (test_compare_noise.cpp) and measured on the GPU (bench/README.md).
+  EXPECT_TRUE(r.code == 1 || r.code == 0) << r.out;
+  EXPECT_EQ(r.code == 1, r.out.find("1 SLOWER") != std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0 FASTER, "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(", 0 SAME, "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("paired rounds (4 pairs)"), std::string::npos) << r.out;
+  const auto files = results_of(d / "out");
+  ASSERT_EQ(files.size(), 2u);  // base.json, candidate.json in one folder
+  EXPECT_EQ(files[0].filename(), "base.json");
+  EXPECT_EQ(files[1].filename(), "candidate.json");
+  const ResultsDocument base = parse_results_json(read_text_file(files[0]), files[0].string());
+  const ResultsDocument cand = parse_results_json(read_text_file(files[1]), files[1].string());
+  EXPECT_FALSE(base.run.ab_pair.empty());
+  EXPECT_EQ(base.run.ab_pair, cand.run.ab_pair);
+  EXPECT_EQ(base.run.ab_side, "base");
+  EXPECT_EQ(cand.run.ab_side, "candidate");
+  EXPECT_EQ(cand.run.environment.at("ab.candidate.ASSAY_TESTBED_SLOWDOWN"), "0.9");
+  ASSERT_EQ(cand.cases.size(), 1u);
+  ASSERT_TRUE(cand.cases[0].measurement);
+  EXPECT_EQ(cand.cases[0].measurement->round_samples.size(), 4u);
+  EXPECT_NE(cand.cases[0].variant.find("+planted"), std::string::npos) << cand.cases[0].variant;
+  EXPECT_EQ(base.cases[0].variant.find("+planted"), std::string::npos);
+  // `assay compare` on the two files finds the pair again.
+  const auto again = run_assay_in(d, {"compare", files[0].string(), files[1].string()});
+  EXPECT_NE(again.out.find("paired rounds (4 pairs)"), std::string::npos) << again.out;
+}
+
+TEST(AbCli, BadInputIsExitThreeBeforeAnyCase) {
+  const fs::path d = assay::test::fresh_test_dir("ab-bad");
+  auto odd = ab_args(d / "out", "");
+  odd[9] = "3";  // --rounds 3
+  const auto r1 = run_assay_in(d, odd);
+  EXPECT_EQ(r1.code, 3) << r1.out;
+  EXPECT_NE(r1.out.find("--rounds 3: an even number"), std::string::npos) << r1.out;
+  auto missing = ab_args(d / "out", "");
+  missing[5] = (d / "no-such-assay").string();
+  const auto r2 = run_assay_in(d, missing);
+  EXPECT_EQ(r2.code, 3) << r2.out;
+  EXPECT_NE(r2.out.find("--base '"), std::string::npos) << r2.out;
+  auto bad_env = ab_args(d / "out", "");
+  bad_env.push_back("--base-env");
+  bad_env.push_back("not a setting");
+  EXPECT_EQ(run_assay_in(d, bad_env).code, 3);
+  // A build whose worker cannot read this assay's requests: one error naming the side.
+  const fs::path foreign = d / "foreign-assay";
+  write_file_atomically(foreign, "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'assay 0.1.0 (old)'; exit 0; fi\n"
+                                 "echo 'assay worker: worker request: unknown field' >&2; exit 4\n");
+  ::chmod(foreign.c_str(), 0755);
+  auto old = ab_args(d / "out", "");
+  old[5] = foreign.string();
+  const auto r3 = run_assay_in(d, old);
+  EXPECT_EQ(r3.code, 3) << r3.out;
+  EXPECT_NE(r3.out.find("--base " + foreign.string() + ": its worker cannot read"), std::string::npos) << r3.out;
+  EXPECT_FALSE(fs::exists(d / "no-such-assay"));
+}

@@ -1,0 +1,248 @@
+// Noise between sessions (issue 25): single-session verdicts without history are marked and not
+// gated; the history's between-session spread widens them; `assay ab`'s paired rounds cancel
+// drift. The last tests replay the GPU experiment on synthetic samples with drift between
+// sessions: identical code must not fail the gate, and a planted 3% / 5% slowdown must be seen.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "compare/comparison.hpp"
+#include "compare/gate.hpp"
+#include "compare_test_docs.hpp"
+#include "compare_test_samples.hpp"
+#include "stats/session_noise.hpp"
+#include "store/case_key.hpp"
+
+using namespace assay;
+using namespace assay::compare;
+using assay::stats::Verdict;
+using assay::test::doc_on;
+using assay::test::kH100;
+using assay::test::ok_case;
+using assay::test::SampleSource;
+
+namespace {
+
+store::RunSet set_of(const std::string& label, std::vector<ResultsDocument> docs) {
+  return {label, "test " + label, std::move(docs)};
+}
+
+// One case measured in `rounds` rounds: the samples one round after another, with their counts.
+CaseRecord case_in_rounds(std::int64_t m, const std::vector<std::vector<double>>& rounds) {
+  std::vector<double> all;
+  std::vector<std::uint64_t> counts;
+  for (const auto& r : rounds) {
+    all.insert(all.end(), r.begin(), r.end());
+    counts.push_back(r.size());
+  }
+  CaseRecord c = ok_case("gemm", "assay", m, all);
+  c.measurement->round_samples = counts;
+  return c;
+}
+
+ResultsDocument ab_side(const std::string& side, std::vector<CaseRecord> cases) {
+  ResultsDocument d = doc_on(kH100, std::move(cases));
+  d.run.ab_pair = "ab-test";
+  d.run.ab_side = side;
+  return d;
+}
+
+// The experiment's shape: a suite of `cases` cases, each session shifted as a whole by a drift
+// of `drift` (the clock and power state of that session) plus `per_case` of its own, and within
+// a session 50 samples with a spread of `within`.
+struct DriftModel {
+  std::size_t cases = 32;
+  double drift = 0.02, per_case = 0.005, within = 0.005;
+  std::size_t samples = 50;
+};
+
+double level(std::size_t i) { return 20000.0 * static_cast<double>(1 + i % 8); }  // 20..160 us
+
+// One session of the suite; `slowdown` multiplies every case (1 for identical code).
+ResultsDocument session(SampleSource& src, const DriftModel& m, double slowdown, const std::string& started) {
+  const double shift = std::exp(m.drift * src.standard_normal());
+  std::vector<CaseRecord> cases;
+  for (std::size_t i = 0; i < m.cases; ++i) {
+    const double median = level(i) * shift * std::exp(m.per_case * src.standard_normal()) * slowdown;
+    cases.push_back(ok_case("gemm", i % 2 ? "cublas" : "assay", 256 + 128 * static_cast<std::int64_t>(i / 2),
+                            src.lognormal(m.samples, median, m.within)));
+  }
+  ResultsDocument d = doc_on(kH100, std::move(cases));
+  d.run.started_utc = started;
+  return d;
+}
+
+// The spreads that `history` earlier sessions drawn from the model give each case.
+CompareOptions with_history(SampleSource& src, const DriftModel& m, std::size_t history) {
+  std::map<std::string, std::vector<double>> medians;
+  for (std::size_t h = 0; h < history; ++h) {
+    const ResultsDocument d = session(src, m, 1.0, "2026-11-01T00:00:0" + std::to_string(h) + "Z");
+    for (const auto& c : d.cases) medians[store::case_key(d.run, c).text()].push_back(c.summary->median);
+  }
+  CompareOptions o;
+  for (const auto& [key, v] : medians) o.session_spreads[key] = *stats::session_spread(v);
+  o.history_origin = "synthetic";
+  return o;
+}
+
+// An `assay ab` run of the suite: `rounds` rounds A B, B A, ...; a slow drift over the run (a
+// random walk of `walk` per round, common to the two sides of a round) and `jitter` per round median.
+std::pair<store::RunSet, store::RunSet> ab_run(SampleSource& src, const DriftModel& m, double slowdown,
+                                               std::size_t rounds, double walk, double jitter) {
+  std::vector<CaseRecord> base, cand;
+  for (std::size_t i = 0; i < m.cases; ++i) {
+    std::vector<std::vector<double>> rb, rc;
+    double state = m.drift * src.standard_normal();
+    for (std::size_t r = 0; r < rounds; ++r) {
+      state += walk * src.standard_normal();
+      const double here = level(i) * std::exp(state);
+      rb.push_back(src.lognormal(m.samples / rounds + 4, here * std::exp(jitter * src.standard_normal()), m.within));
+      rc.push_back(src.lognormal(m.samples / rounds + 4, here * slowdown * std::exp(jitter * src.standard_normal()),
+                                 m.within));
+    }
+    CaseRecord b = case_in_rounds(256 + 128 * static_cast<std::int64_t>(i), rb);
+    CaseRecord c = case_in_rounds(256 + 128 * static_cast<std::int64_t>(i), rc);
+    base.push_back(b);
+    cand.push_back(c);
+  }
+  return {set_of("base", {ab_side("base", base)}), set_of("cand", {ab_side("candidate", cand)})};
+}
+
+struct Tally {
+  std::size_t cases = 0, faster = 0, slower = 0, ambiguous = 0, gate_failures = 0, runs = 0;
+  void add(const Comparison& c, const GateRules& rules) {
+    ++runs;
+    for (const auto& cc : c.cases) {
+      ++cases;
+      faster += cc.verdict == Verdict::faster;
+      slower += cc.verdict == Verdict::slower;
+      ambiguous += cc.verdict == Verdict::ambiguous;
+    }
+    gate_failures += !apply_gate(c, rules).passed;
+  }
+  double rate(std::size_t n) const { return static_cast<double>(n) / static_cast<double>(cases); }
+};
+
+const GateRules kFailOnSlower{{Verdict::slower}, std::nullopt};
+
+}  // namespace
+
+TEST(SessionNoise, SpreadFromSuccessiveDifferencesNeedsFiveSessions) {
+  EXPECT_FALSE(stats::session_spread({1, 1, 1, 1}));
+  // Alternating 100, 101: every difference is log(1.01), so sigma = log(1.01) / sqrt(2).
+  const auto flat = stats::session_spread({100, 101, 100, 101, 100, 101});
+  ASSERT_TRUE(flat);
+  EXPECT_EQ(flat->sessions, 6u);
+  EXPECT_NEAR(flat->sigma_log, std::log(1.01) / std::sqrt(2.0), 1e-12);
+  // A slow trend barely counts: 0.5% per session is a 0.35% spread, not the 2% range.
+  const auto trend = stats::session_spread({100, 100.5, 101, 101.5, 102});
+  EXPECT_LT(trend->sigma_log, 0.004);
+  // Quantised medians (a few-microsecond kernel) and one rare slow session both widen it: most
+  // differences are 0, which a median of differences would have taken for no noise at all.
+  const auto quantised = stats::session_spread({5.34, 5.34, 5.40, 5.34, 5.34, 5.40, 5.34, 5.34, 6.0});
+  EXPECT_GT(quantised->sigma_log, 0.025);  // the median of |differences| gives 0.0080
+  EXPECT_FALSE(stats::session_spread({100, 101, 0, 100, 100}));
+}
+
+TEST(SessionNoise, OneSessionWithoutHistoryIsMarkedAndNotGated) {
+  SampleSource src(3);
+  const auto base = set_of("a", {doc_on(kH100, {ok_case("gemm", "assay", 1024, src.lognormal(50, 1e5, 0.005))})});
+  const auto cand = set_of("b", {doc_on(kH100, {ok_case("gemm", "assay", 1024, src.lognormal(50, 1.04e5, 0.005))})});
+  const Comparison c = compare_runs(base, cand, {});
+  ASSERT_EQ(c.cases.size(), 1u);
+  EXPECT_EQ(c.cases[0].verdict, Verdict::slower);
+  EXPECT_FALSE(c.cases[0].drift_covered);
+  EXPECT_EQ(c.cases[0].noise, "within-session");
+  EXPECT_EQ(verdict_label(c.cases[0]), "SLOWER?");
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("1 FASTER/SLOWER verdict (marked ?) rests on one session a side"), std::string::npos)
+      << c.notes[0];
+  const GateResult g = apply_gate(c, kFailOnSlower);
+  EXPECT_TRUE(g.passed);
+  ASSERT_EQ(g.notes.size(), 1u);
+  EXPECT_FALSE(apply_gate(c, {{Verdict::slower}, std::nullopt, true}).passed);  // --gate-single-session
+  EXPECT_FALSE(apply_gate(c, {{}, Verdict::slower}).passed);  // --require: an unsure verdict does not count
+}
+
+TEST(SessionNoise, HistorySpreadDecidesWhetherOneSessionCanTell) {
+  SampleSource src(4);
+  const auto base = set_of("a", {doc_on(kH100, {ok_case("gemm", "assay", 1024, src.lognormal(50, 1e5, 0.005))})});
+  const auto cand = set_of("b", {doc_on(kH100, {ok_case("gemm", "assay", 1024, src.lognormal(50, 1.04e5, 0.005))})});
+  const std::string key = store::case_key(base.sessions[0].run, base.sessions[0].cases[0]).text();
+  CompareOptions quiet, loud;
+  quiet.session_spreads[key] = {0.002, 12};
+  loud.session_spreads[key] = {0.03, 12};
+  const CaseComparison q = compare_runs(base, cand, quiet).cases[0];
+  EXPECT_EQ(q.verdict, Verdict::slower);
+  EXPECT_TRUE(q.drift_covered);
+  EXPECT_EQ(q.noise, "history (12 sessions)");
+  EXPECT_EQ(q.stats->method, stats::Method::history);
+  EXPECT_NE(q.why.find("between-session spread of 0.20% from 12 earlier sessions"), std::string::npos) << q.why;
+  // Sessions that move by 3% cannot tell a 4% change from one session a side.
+  const CaseComparison l = compare_runs(base, cand, loud).cases[0];
+  EXPECT_EQ(l.verdict, Verdict::ambiguous);
+  EXPECT_TRUE(l.drift_covered);
+  EXPECT_GT(l.stats->ratio_ci.hi / l.stats->ratio_ci.lo, q.stats->ratio_ci.hi / q.stats->ratio_ci.lo);
+}
+
+TEST(SessionNoise, AnAbRunIsComparedRoundPairByRoundPair) {
+  SampleSource src(5);
+  const DriftModel m;
+  auto [base, cand] = ab_run(src, m, 1.05, 6, 0.01, 0.002);
+  const Comparison c = compare_runs(base, cand, {});
+  for (const auto& cc : c.cases) {
+    ASSERT_TRUE(cc.stats);
+    EXPECT_EQ(cc.stats->method, stats::Method::paired);
+    EXPECT_EQ(cc.noise, "paired rounds (6 pairs)");
+    EXPECT_TRUE(cc.drift_covered);
+    EXPECT_EQ(cc.verdict, Verdict::slower) << cc.why;
+  }
+  EXPECT_NE(c.notes[0].find("one `assay ab` run"), std::string::npos);
+  // Not a pair: two documents of different ab runs, or a side that is not the base, are
+  // compared as sessions are.
+  cand.sessions[0].run.ab_pair = "another";
+  EXPECT_NE(compare_runs(base, cand, {}).cases[0].stats->method, stats::Method::paired);
+}
+
+// The GPU experiment of issue 25 on synthetic samples: five A/A pairs of a 32-case suite whose
+// sessions drift by 2%. Gated on within-session statistics alone, identical code fails; with
+// the spread from ten earlier sessions, at most 1% of verdicts are FASTER/SLOWER and the gate
+// passes every time.
+TEST(SessionNoise, AaPairsWithDriftBetweenSessions) {
+  SampleSource src(2026);
+  const DriftModel m;
+  Tally within, history;
+  const GateRules trusting{{Verdict::slower}, std::nullopt, true};
+  for (int pair = 0; pair < 5; ++pair) {
+    const auto a = set_of("a", {session(src, m, 1.0, "2026-11-20T10:00:0" + std::to_string(pair) + "Z")});
+    const auto b = set_of("b", {session(src, m, 1.0, "2026-11-20T11:00:0" + std::to_string(pair) + "Z")});
+    within.add(compare_runs(a, b, {}), trusting);
+    history.add(compare_runs(a, b, with_history(src, m, 10)), kFailOnSlower);
+  }
+  EXPECT_GT(within.rate(within.faster + within.slower), 0.2) << "the drift model should fool a single session";
+  EXPECT_GT(within.gate_failures, 2u);
+  EXPECT_LE(history.rate(history.faster + history.slower), 0.01);
+  EXPECT_EQ(history.gate_failures, 0u);
+}
+
+// The same with `assay ab`: identical code passes; a planted 3% slowdown is SLOWER in at least
+// 95% of cases and 5% in all; AMBIGUOUS at most 10%.
+TEST(SessionNoise, AbRunsWithDriftAndPlantedSlowdowns) {
+  SampleSource src(2027);
+  const DriftModel m;
+  Tally aa, slow3, slow5;
+  for (int run = 0; run < 5; ++run) {
+    auto [a0, b0] = ab_run(src, m, 1.0, 6, 0.01, 0.003);
+    aa.add(compare_runs(a0, b0, {}), kFailOnSlower);
+    auto [a3, b3] = ab_run(src, m, 1.03, 6, 0.01, 0.003);
+    slow3.add(compare_runs(a3, b3, {}), kFailOnSlower);
+    auto [a5, b5] = ab_run(src, m, 1.05, 6, 0.01, 0.003);
+    slow5.add(compare_runs(a5, b5, {}), kFailOnSlower);
+  }
+  EXPECT_LE(aa.rate(aa.faster + aa.slower), 0.01);
+  EXPECT_EQ(aa.gate_failures, 0u);
+  EXPECT_GE(slow3.rate(slow3.slower), 0.95);
+  EXPECT_LE(slow3.rate(slow3.ambiguous), 0.10);
+  EXPECT_EQ(slow5.rate(slow5.slower), 1.0);
+  EXPECT_LE(slow5.rate(slow5.ambiguous), 0.10);
+}
