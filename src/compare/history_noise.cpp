@@ -18,16 +18,23 @@ std::map<std::string, stats::SessionSpread> history_spreads(store::HistoryDb& db
   for (const std::string& hash : hashes)
     for (const store::CasePoint& p : db.case_points_of_suite(hash))
       if (!compared.count(p.started_utc)) medians[p.case_key].emplace_back(p.started_utc, p.median_ns);
-  std::map<std::string, stats::SessionSpread> spreads;
+  std::map<std::string, std::vector<double>> in_order;
   for (auto& [key, points] : medians) {
     std::stable_sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<double> in_order;
-    for (const auto& p : points) in_order.push_back(p.second);
-    if (const auto s = stats::session_spread(in_order)) spreads.emplace(key, *s);
+    for (const auto& p : points) in_order[key].push_back(p.second);
   }
+  return spreads_from_medians(in_order);
+}
+
+std::map<std::string, stats::SessionSpread> spreads_from_medians(
+    const std::map<std::string, std::vector<double>>& medians_in_time_order) {
+  std::map<std::string, stats::SessionSpread> spreads;
+  for (const auto& [key, m] : medians_in_time_order)
+    if (const auto s = stats::session_spread(m)) spreads.emplace(key, *s);
   // A case whose own history is quieter than the suite's typical case is more likely to have had
   // a lucky few sessions than to be immune to what moves a whole session (clock and power state):
-  // no case is given less than the median spread of the suite's cases.
+  // no case is given less than the median spread of the suite's cases. On the H100 A/A sessions
+  // (bench/README.md, gate.toml) this took the false FASTER/SLOWER from 3 of 160 to 1.
   std::vector<double> sigmas;
   for (const auto& [key, s] : spreads) sigmas.push_back(s.sigma_log);
   if (!sigmas.empty()) {

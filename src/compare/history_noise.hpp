@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "stats/session_noise.hpp"
 #include "store/history_db.hpp"
@@ -15,5 +16,10 @@ namespace assay::compare {
 
 std::map<std::string, stats::SessionSpread> history_spreads(store::HistoryDb& db, const store::RunSet& base,
                                                             const store::RunSet& cand);
+
+// The same from session medians already grouped by case key (oldest first): each case's spread
+// (stats::session_spread), then floored at the median spread of the cases (see the .cpp).
+std::map<std::string, stats::SessionSpread> spreads_from_medians(
+    const std::map<std::string, std::vector<double>>& medians_in_time_order);
 
 }  // namespace assay::compare

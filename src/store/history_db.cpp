@@ -1,5 +1,7 @@
 #include "store/history_db.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -90,7 +92,18 @@ void HistoryDb::use_wal() {
 }
 
 void HistoryDb::verify_writable(const std::string& path) {
-  if (!fs::exists(path)) return;
+  if (!fs::exists(path)) {
+    // The writer creates the missing folders and the file: the nearest folder that exists must
+    // take them, or the run would measure everything and then lose its history.
+    fs::path existing = fs::path(path).parent_path();
+    while (!existing.empty() && !fs::exists(existing)) existing = existing.parent_path();
+    if (existing.empty()) existing = ".";
+    if (!fs::is_directory(existing))
+      throw InputError(path + ": cannot create the history there: " + existing.string() + " is not a folder");
+    if (::access(existing.c_str(), W_OK | X_OK) != 0)
+      throw InputError(path + ": cannot create the history there: " + existing.string() + " is not writable");
+    return;
+  }
   HistoryDb(path, SqliteDb::Access::read_only).check_schema_version();
 }
 

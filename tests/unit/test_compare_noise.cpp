@@ -5,9 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
 
 #include "compare/comparison.hpp"
 #include "compare/gate.hpp"
+#include "compare/history_noise.hpp"
 #include "compare_test_docs.hpp"
 #include "compare_test_samples.hpp"
 #include "stats/session_noise.hpp"
@@ -245,4 +250,68 @@ TEST(SessionNoise, AbRunsWithDriftAndPlantedSlowdowns) {
   EXPECT_LE(slow3.rate(slow3.ambiguous), 0.10);
   EXPECT_EQ(slow5.rate(slow5.slower), 1.0);
   EXPECT_LE(slow5.rate(slow5.ambiguous), 0.10);
+}
+
+// The same on recorded samples: ten A/A sessions of suites/gate.toml on an H100, 16 f16 cases
+// (tests/data/h100_gate_sessions.csv: each session's median and 16 of its samples). Pairs 1+2,
+// ..., 9+10 are compared one session a side, with the spread learned from the other 8 sessions.
+namespace {
+struct RecordedCase {
+  std::string backend;
+  std::int64_t m = 0;
+  std::map<int, double> median;                    // per session
+  std::map<int, std::vector<double>> samples;      // per session
+};
+
+std::map<std::string, RecordedCase> read_recorded(const std::string& path) {
+  std::ifstream in(path);
+  std::map<std::string, RecordedCase> cases;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#' || line.rfind("case,", 0) == 0) continue;
+    std::stringstream row(line);
+    std::string id, session, median, samples;
+    std::getline(row, id, ',');
+    std::getline(row, session, ',');
+    std::getline(row, median, ',');
+    std::getline(row, samples);
+    RecordedCase& c = cases[id];
+    c.backend = id.substr(5, id.find('/', 5) - 5);  // "gemm/<backend>/f16/k=..."
+    c.m = std::stoll(id.substr(id.find("m=") + 2));
+    c.median[std::stoi(session)] = std::stod(median);
+    std::stringstream ss(samples);
+    for (double x; ss >> x;) c.samples[std::stoi(session)].push_back(x);
+  }
+  return cases;
+}
+}  // namespace
+
+TEST(SessionNoise, RecordedH100AaSessions) {
+  const auto cases = read_recorded(std::string(ASSAY_SOURCE_DIR) + "/tests/data/h100_gate_sessions.csv");
+  ASSERT_EQ(cases.size(), 16u);
+  Tally within, history;
+  const GateRules trusting{{Verdict::slower}, std::nullopt, true};
+  for (int a = 1; a <= 9; a += 2) {
+    std::vector<CaseRecord> base, cand;
+    std::map<std::string, std::vector<double>> others;
+    for (const auto& [id, c] : cases) {
+      base.push_back(ok_case("gemm", c.backend, c.m, c.samples.at(a)));
+      cand.push_back(ok_case("gemm", c.backend, c.m, c.samples.at(a + 1)));
+      const std::string key = store::case_key(doc_on(kH100, {}).run, base.back()).text();
+      for (const auto& [s, m] : c.median)
+        if (s != a && s != a + 1) others[key].push_back(m);
+    }
+    const auto b = set_of("a", {doc_on(kH100, base)}), c = set_of("b", {doc_on(kH100, cand)});
+    CompareOptions o;
+    o.session_spreads = spreads_from_medians(others);
+    ASSERT_EQ(o.session_spreads.size(), 16u);
+    within.add(compare_runs(b, c, {}), trusting);
+    history.add(compare_runs(b, c, o), kFailOnSlower);
+  }
+  EXPECT_EQ(history.cases, 80u);
+  EXPECT_LE(history.faster + history.slower, 0u) << "false FASTER/SLOWER on identical code";
+  EXPECT_EQ(history.gate_failures, 0u);
+  // What the within-session statistics alone said of the same pairs (printed, for the record).
+  std::cout << "recorded H100 A/A, 5 pairs x 16 cases: within-session FASTER/SLOWER " << within.faster + within.slower
+            << ", gate failures " << within.gate_failures << "; with history " << history.faster + history.slower
+            << ", AMBIGUOUS " << history.ambiguous << "\n";
 }

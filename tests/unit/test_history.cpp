@@ -232,3 +232,17 @@ TEST(History, SinceParsesDurationsAndDates) {
   EXPECT_EQ(report::since_to_utc("2026-11-01", now), "2026-11-01T00:00:00Z");
   EXPECT_THROW(report::since_to_utc("last week", now), InputError);
 }
+
+// A run checks its history before the first case: a history that could not be created after the
+// cases ran would lose them from the history.
+TEST(History, AMissingHistoryMustBeCreatableBeforeARun) {
+  const fs::path d = assay::test::fresh_test_dir("history-creatable");
+  EXPECT_NO_THROW(HistoryDb::verify_writable((d / "new" / "deeper" / "history.db").string()));
+  write_file_atomically(d / "a-file", "not a folder\n");
+  try {
+    HistoryDb::verify_writable((d / "a-file" / "sub" / "history.db").string());
+    FAIL() << "a history under a regular file was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a-file is not a folder"), std::string::npos) << e.what();
+  }
+}
