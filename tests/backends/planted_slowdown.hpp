@@ -4,8 +4,10 @@
 // every built backend by one that makes the same call and then spins, so that a call takes
 // (1 + F) times as long. The spin's length is calibrated per instance and the slowdown it gives
 // is measured there and written into the variant ("... +planted 3.02%"); where one more launch
-// alone costs more than F (a kernel of a few microseconds), nothing is planted and the variant
-// says so, so that such a case stays identical code. F = 0 is the control: the same wrapping and
+// alone costs more than F/2 (a kernel of a few microseconds), nothing is planted and the variant
+// says so, so that such a case stays identical code. The margin keeps the decision the same in
+// every worker process of a case: at the limit, some rounds of a case planted and others did not
+// (H100, bench/README.md). F = 0 is the control: the same wrapping and
 // calibration (a burst of calls before the measurement), nothing planted; an A/A or planted
 // experiment gives it to the base so that the two sides differ by the spin alone.
 #include <vector>
