@@ -2,7 +2,14 @@
 // planted slowdown) measured in alternating rounds, written as one pair, compared pair by pair.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 #include "cli_support.hpp"
 #include "compare_test_docs.hpp"
@@ -97,4 +104,53 @@ TEST(AbCli, BadInputIsExitThreeBeforeAnyCase) {
   EXPECT_EQ(r3.code, 3) << r3.out;
   EXPECT_NE(r3.out.find("--base " + foreign.string() + ": its worker cannot read"), std::string::npos) << r3.out;
   EXPECT_FALSE(fs::exists(d / "no-such-assay"));
+}
+
+// Ctrl-C during `assay ab`: exit 128+2, both documents whole (the cases measured so far, the rest
+// interrupted).
+TEST(AbCli, InterruptedKeepsBothDocumentsWhole) {
+  const fs::path d = assay::test::fresh_test_dir("ab-interrupt");
+  write_file_atomically(d / "slow.toml", R"([defaults.measure]
+min_samples = 8
+min_time_s = 0.3
+warmup_min_s = 0
+timeout_s = 2
+case_timeout_s = 20
+[[bench]]
+name = "ab"
+workload = "gemm"
+backends = ["cpu"]
+dtype = "f32"
+[bench.axes]
+m = [32, 48, 64, 80, 96]
+n = 32
+k = 32
+)");
+  auto args = ab_args(d / "out", "");
+  args[1] = (d / "slow.toml").string();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int null_fd = ::open("/dev/null", O_WRONLY);
+    dup2(null_fd, 1);
+    dup2(null_fd, 2);
+    const std::string bin = assay::test::assay_bin();
+    std::vector<char*> argv{const_cast<char*>(bin.c_str())};
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(bin.c_str(), argv.data());
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  const auto files = results_of(d / "out");
+  ASSERT_EQ(files.size(), 2u);
+  for (const auto& f : files) {
+    const ResultsDocument doc = parse_results_json(read_text_file(f), f.string());
+    EXPECT_EQ(doc.cases.size(), 5u) << f;
+    EXPECT_EQ(doc.cases.back().status, CaseStatus::interrupted) << f;
+  }
 }
