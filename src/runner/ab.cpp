@@ -129,7 +129,10 @@ AbOutcome run_ab(const AbOptions& o, const std::function<void(const std::string&
     };
     if (backend.target() == Target::cuda && !ex.cuda_ok) {
       for (int s = 0; s < 2; ++s) not_run(s, CaseStatus::skipped, ex.cuda_skip);
-    } else if (const auto why = backend.unavailable_reason(); !why.empty()) {
+    } else if (const auto why = backend.unavailable_reason();
+               !why.empty() && o.base.env.empty() && o.candidate.env.empty()) {
+      // Only where the sides' workers see this process's environment: a side's own settings
+      // (--base-env TVM_BENCH_CMD=...) may make an adapter available there; its worker says.
       for (int s = 0; s < 2; ++s) not_run(s, CaseStatus::skipped, why);
     } else {
       progress("[" + std::to_string(i + 1) + "/" + std::to_string(planned.size()) + "] " + pc.id + " ...");
@@ -156,10 +159,14 @@ AbOutcome run_ab(const AbOptions& o, const std::function<void(const std::string&
     }
     std::string line = "[" + std::to_string(i + 1) + "/" + std::to_string(planned.size()) + "] " + pc.id + ":";
     for (int s = 0; s < 2; ++s) {
-      CaseRecord rec = parts[s].size() == 1 ? std::move(parts[s].front()) : finish_case_rounds(parts[s]);
-      if (rec.status == CaseStatus::ok && rec.measurement && rec.measurement->round_samples.size() != o.rounds) {
-        rec.status = CaseStatus::interrupted;  // fewer rounds than asked: not a full pair set
-        rec.reason = "assay was interrupted after " + std::to_string(rec.measurement->round_samples.size()) + " rounds";
+      const std::size_t rounds_done = parts[s].size();
+      CaseRecord rec = rounds_done == 1 ? std::move(parts[s].front()) : finish_case_rounds(parts[s]);
+      // Fewer rounds than asked because of Ctrl-C: not a full set of pairs. (Fewer because the
+      // other side failed: this side's timing stands; the comparison says FAILED or NEW/GONE.)
+      if (rec.status == CaseStatus::ok && interrupt_signal() && rounds_done < o.rounds) {
+        rec.status = CaseStatus::interrupted;
+        rec.reason = "assay was interrupted after " + std::to_string(rounds_done) + " of " + std::to_string(o.rounds) +
+                     " rounds";
       }
       char buf[96] = "";
       if (rec.summary) std::snprintf(buf, sizeof buf, " median %.3f us", rec.summary->median / 1e3);

@@ -154,3 +154,32 @@ k = 32
     EXPECT_EQ(doc.cases.back().status, CaseStatus::interrupted) << f;
   }
 }
+
+// Two adapter commands, one assay: each side's workers get their own TVM_BENCH_CMD. The
+// candidate's adapter writes a wrong output: its case FAILED, which always fails the gate.
+TEST(AbCli, EachSideGetsItsOwnAdapterCommand) {
+  const fs::path d = assay::test::fresh_test_dir("ab-adapters");
+  write_file_atomically(d / "tvm.toml", R"([defaults.measure]
+min_samples = 3
+min_time_s = 0.01
+warmup_min_s = 0
+[[bench]]
+name = "ab"
+workload = "gemm"
+backends = ["tvm"]
+dtype = "f32"
+[bench.axes]
+m = [8]
+n = 8
+k = 8
+)");
+  const std::string fake = "python3 " + assay::test::source_dir() + "/tests/adapters/fake_adapter.py ";
+  const std::string bin = assay::test::assay_bin();
+  const auto r = run_assay_in(d, {"ab", (d / "tvm.toml").string(), "--device", "cpu", "--base", bin, "--candidate", bin,
+                                  "--rounds", "2", "--out", (d / "out").string(), "--base-env",
+                                  "TVM_BENCH_CMD=" + fake + "ok", "--candidate-env", "TVM_BENCH_CMD=" + fake + "wrong"});
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("base ok"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("candidate check-failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 FAILED"), std::string::npos) << r.out;
+}
