@@ -171,8 +171,10 @@ void decide_verdict(SampleComparison& c, Better better, const Thresholds& t) {
     c.why = not_significant + fmt::format(", within the {} floor", floor);
   } else {
     c.verdict = Verdict::ambiguous;
-    c.why = not_significant + fmt::format(", reaching beyond the {} floor: too noisy to tell; take more samples "
-                                          "or sessions", floor);
+    const char* advice = c.method == Method::paired    ? "run more rounds (assay ab --rounds)"
+                         : c.method == Method::history ? "run more sessions (--repeat) or assay ab"
+                                                       : "take more samples or sessions";
+    c.why = not_significant + fmt::format(", reaching beyond the {} floor: too noisy to tell; {}", floor, advice);
   }
 }
 
