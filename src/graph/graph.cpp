@@ -1,0 +1,41 @@
+#include "graph/graph.hpp"
+
+#include "graph/error.hpp"
+
+namespace assay::graph {
+
+void fail(std::string_view op, const std::string& detail, const Site& site) {
+  throw GraphError(std::string(op) + ": " + detail + " (recorded at " + to_string(site) + ")");
+}
+
+Graph::Graph() : strings_(std::make_shared<std::deque<std::string>>()) { device_index("cpu"); }
+
+NodeId Graph::add(const Node& n) {
+  nodes_.push_back(n);
+  return static_cast<NodeId>(nodes_.size() - 1);
+}
+
+std::uint16_t Graph::device_index(std::string_view name) {
+  // A handful of devices per graph: a linear scan is cheaper than a map.
+  for (std::size_t i = 0; i < devices_.size(); ++i)
+    if ((*strings_)[devices_[i]] == name) return static_cast<std::uint16_t>(i);
+  strings_->emplace_back(name);
+  devices_.push_back(strings_->size() - 1);
+  return static_cast<std::uint16_t>(devices_.size() - 1);
+}
+
+Site Graph::site(std::string_view text) {
+  strings_->emplace_back(text);
+  Site s;
+  s.file = strings_->back().c_str();
+  return s;
+}
+
+Graph Graph::empty_like() const {
+  Graph g;
+  g.strings_ = strings_;
+  g.devices_ = devices_;
+  return g;
+}
+
+}  // namespace assay::graph
