@@ -1,0 +1,150 @@
+// assay tune's search and assay profile's diagnosis (src/tune) on tables and a seeded fake
+// machine whose variants have known speeds.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "compare_test_samples.hpp"
+#include "tune/bottleneck.hpp"
+#include "tune/search.hpp"
+
+using namespace assay;
+using namespace assay::tune;
+
+TEST(Bottleneck, TheDecisionTree) {
+  struct Row {
+    KernelMetrics m;
+    Bottleneck want;
+  };
+  const Row rows[] = {
+      {{85, 60, 30}, Bottleneck::compute},  // a GEMM: tensor pipe busy, DRAM not
+      {{5, 20, 88}, Bottleneck::memory},    // a copy
+      {{60, 70, 75}, Bottleneck::memory},   // DRAM > 70% wins over a busy pipe
+      {{0, 80, 20}, Bottleneck::compute},   // no tensor pipe: SM throughput is the compute side
+      {{10, 15, 20}, Bottleneck::latency},  // little in flight
+      {{45, 50, 50}, Bottleneck::mixed},
+      {{30, 30, 70}, Bottleneck::mixed},    // exactly 70% is not over it
+  };
+  for (const auto& r : rows) {
+    const Diagnosis d = diagnose(r.m);
+    EXPECT_EQ(d.kind, r.want) << d.rule;
+    EXPECT_FALSE(d.advice.empty());
+  }
+  EXPECT_EQ(diagnose({85, 60, 30}).rule, "tensor pipe > 50% and DRAM <= 70% (tensor pipe 85%, DRAM 30%)");
+  EXPECT_EQ(bottleneck_name(Bottleneck::latency), "latency-bound");
+}
+
+TEST(Bottleneck, RooflineOfAGemmAndACopy) {
+  // H100 SXM: 989 TFLOP/s dense f16, 3352 GB/s. A 4096^3 f16 GEMM in 200 us.
+  const double n = 4096;
+  const RooflinePoint g = roofline(2 * n * n * n, 3 * n * n * 2, 200e3, 989, 3352);
+  EXPECT_NEAR(g.intensity, 2 * n / 6, 1e-9);
+  EXPECT_FALSE(g.under_memory_roof);
+  EXPECT_DOUBLE_EQ(g.bound_tflops, 989);
+  EXPECT_NEAR(g.achieved_tflops, 687.2, 0.1);
+  EXPECT_NEAR(g.fraction, 687.2 / 989, 1e-3);
+  // A copy of 1 GiB (a FLOP per element, to have an intensity): far under the bandwidth roof's corner.
+  const RooflinePoint c = roofline(268435456, 2.0 * 1073741824, 700e3, 989, 3352);
+  EXPECT_TRUE(c.under_memory_roof);
+  EXPECT_NEAR(c.bound_tflops, 0.125 * 3352 / 1e3, 1e-9);
+  EXPECT_THROW(roofline(1, 0, 1, 1, 1), std::invalid_argument);
+}
+
+namespace {
+
+// A machine whose variants run at known speeds: time = base[shape] / speed[shape], each sample
+// log-normal with the variant's noise; a variant may fail its check on one shape. Samples per
+// session grow with the budget, as a stopping rule's would.
+class FakeMachine : public Evaluator {
+ public:
+  struct Variant {
+    std::vector<double> speed;  // per shape, against the baseline (1 = as fast)
+    double noise = 0.01;
+    int fails_on = -1;
+  };
+  FakeMachine(std::vector<double> base, std::uint64_t seed) : base_(std::move(base)), src_(seed) {}
+  void add(const std::string& name, Variant v) { variants_[name] = std::move(v); }
+  std::string check(const std::string& name, std::size_t shape) override {
+    ++checks[name];
+    const auto it = variants_.find(name);
+    return it != variants_.end() && it->second.fails_on == static_cast<int>(shape) ? "fails=12/4096" : "";
+  }
+  std::vector<double> measure(const std::string& name, std::size_t shape, double budget) override {
+    ++measures[name];
+    const auto it = variants_.find(name);
+    const double speed = it == variants_.end() ? 1.0 : it->second.speed[shape];
+    const double noise = it == variants_.end() ? 0.01 : it->second.noise;
+    const auto n = static_cast<std::size_t>(std::max(5.0, 40 * budget));
+    return src_.lognormal(n, base_[shape] / speed, noise);
+  }
+  std::map<std::string, int> checks, measures;
+
+ private:
+  std::vector<double> base_;
+  std::map<std::string, Variant> variants_;
+  test::SampleSource src_;
+};
+
+const VariantOutcome& outcome(const TuneOutcome& t, const std::string& name) {
+  for (const auto& v : t.variants)
+    if (v.name == name) return v;
+  throw std::runtime_error("no variant " + name);
+}
+
+}  // namespace
+
+TEST(TuneSearch, EliteDropRulesCheckAndPromotion) {
+  FakeMachine m({10e3, 20e3, 40e3, 80e3, 160e3}, 7);
+  m.add("fast", {{1.10, 1.10, 1.10, 1.10, 1.10}});
+  m.add("faster-but-wrong", {{1.30, 1.30, 1.30, 1.30, 1.30}, 0.01, 2});
+  m.add("meh", {{1.02, 1.02, 1.02, 1.02, 1.02}});
+  m.add("uneven", {{1.20, 1.20, 1.20, 0.90, 0.90}});
+  m.add("good", {{1.06, 1.05, 1.07, 1.05, 1.06}});
+  const TuneOutcome t = search_variants({"fast", "faster-but-wrong", "meh", "uneven", "good"}, "base", 5, m, {});
+  // The wrong variant is out before it is ever timed.
+  EXPECT_NE(outcome(t, "faster-but-wrong").dropped.find("failed its check (shape 2: fails=12/4096)"), std::string::npos);
+  EXPECT_EQ(m.measures["faster-but-wrong"], 0);
+  EXPECT_NE(outcome(t, "meh").dropped.find("under 3%"), std::string::npos) << outcome(t, "meh").dropped;
+  EXPECT_NE(outcome(t, "uneven").dropped.find("regresses on 2 of 5 shapes"), std::string::npos)
+      << outcome(t, "uneven").dropped;
+  ASSERT_EQ(t.elite.size(), 2u);
+  EXPECT_EQ(t.elite[0], "fast");
+  EXPECT_EQ(t.elite[1], "good");
+  EXPECT_NEAR(outcome(t, "fast").geomean, 1.10, 0.01);
+  ASSERT_TRUE(t.promotion);
+  EXPECT_EQ(t.promotion->variant, "fast");
+  EXPECT_TRUE(t.promotion->promoted) << t.promotion->why;
+  EXPECT_EQ(t.promotion->per_shape.size(), 5u);
+}
+
+TEST(TuneSearch, ANoisyLeaderIsNotPromoted) {
+  FakeMachine m({10e3, 20e3, 40e3}, 11);
+  m.add("noisy", {{1.06, 1.06, 1.06}, 0.25});
+  const TuneOutcome t = search_variants({"noisy"}, "base", 3, m, {});
+  // Its measured geomean (seed 11) clears the 3% gain, so it leads the elite; its sessions vary by
+  // 25%, so the promotion's comparison cannot call it FASTER.
+  ASSERT_TRUE(t.promotion) << outcome(t, "noisy").dropped;
+  EXPECT_EQ(t.promotion->variant, "noisy");
+  EXPECT_FALSE(t.promotion->promoted) << t.promotion->why;
+}
+
+TEST(TuneSearch, SuccessiveHalvingFindsTheBestForLessThanExhaustive) {
+  FakeMachine m({10e3, 40e3, 160e3}, 13);
+  std::vector<std::string> names;
+  for (int i = 0; i < 24; ++i) {
+    const double s = 0.9 + 0.0125 * i;  // 0.90 .. 1.1875
+    names.push_back("v" + std::to_string(i));
+    m.add(names.back(), {{s, s, s}});
+  }
+  const TuneOutcome t = search_variants(names, "base", 3, m, {});
+  ASSERT_FALSE(t.elite.empty());
+  EXPECT_EQ(t.elite.front(), "v23");
+  // Exhaustive: 24 variants and the baseline, 3 shapes, full budget each.
+  EXPECT_LT(t.budget_spent - (t.promotion ? 2.0 * 3 * 3 : 0.0), 25.0 * 3);
+  std::size_t halved = 0;
+  for (const auto& v : t.variants) halved += v.dropped.find("successive halving") != std::string::npos;
+  EXPECT_EQ(halved, 16u);  // 24 -> 12 at budget 0.25 -> 8 at 0.5, then the full budget
+  EXPECT_THROW(search_variants({}, "base", 3, m, {}), std::invalid_argument);
+  EXPECT_THROW(search_variants({"base"}, "base", 3, m, {}), std::invalid_argument);
+}
