@@ -43,6 +43,8 @@ int run_cli(int argc, char** argv) {
     actions.emplace_back(doctor, assay::cli::add_doctor_command(*doctor));
     auto* report = app.add_subcommand("report", "one self-contained HTML file with plots of runs, a comparison and the history");
     actions.emplace_back(report, assay::cli::add_report_command(*report));
+    auto* tune = app.add_subcommand("tune", "search a backend's variants over a bench's shapes: elite, drop rules, promotion");
+    actions.emplace_back(tune, assay::cli::add_tune_command(*tune));
     auto* graph = app.add_subcommand("graph", "lazy-tensor graphs: `graph dump` prints an example before and after the passes");
     actions.emplace_back(graph, assay::cli::add_graph_command(*graph));
   }
@@ -58,7 +60,7 @@ int run_cli(int argc, char** argv) {
     bool any = false;
     for (auto& [sub, action] : actions) any = any || sub->parsed();
     if (!any && argc > 1)  // name what was given instead of a command
-      std::cerr << "assay: '" << argv[1] << "' is not a command (run, check, merge, list, compare, ab, history, doctor, report, graph)\n";
+      std::cerr << "assay: '" << argv[1] << "' is not a command (run, check, merge, list, compare, ab, history, doctor, report, graph, tune)\n";
     std::cerr << "assay: " << e.what() << " (see --help)\n";
     return static_cast<int>(ExitCode::bad_input);
   }

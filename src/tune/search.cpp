@@ -24,26 +24,27 @@ class Search {
   Search(std::size_t shapes, Evaluator& ev, const TuneOptions& o, TuneOutcome& out)
       : shapes_(shapes), ev_(ev), o_(o), out_(out) {}
 
-  std::vector<double> medians(const std::string& variant, double budget) {
-    std::vector<double> m;
-    for (std::size_t s = 0; s < shapes_; ++s) {
-      m.push_back(stats::median_of(ev_.measure(variant, s, budget)));
-      out_.budget_spent += budget;
-    }
-    return m;
+  double median(const std::string& variant, std::size_t shape, double budget) {
+    out_.budget_spent += budget;
+    return stats::median_of(ev_.measure(variant, shape, budget));
   }
 
   // Measures `alive` (indices into out_.variants) and the baseline with `budget`; sets speedups.
+  // Shape by shape, the baseline before and after the variants (the geometric mean of the two),
+  // so that a drift of the machine over the shape's sessions reaches both sides alike.
   void measure_all(const std::vector<std::size_t>& alive, double budget) {
-    const std::vector<double> base = medians(out_.baseline, budget);
     for (const std::size_t i : alive) {
-      VariantOutcome& v = out_.variants[i];
-      const std::vector<double> m = medians(v.name, budget);
-      v.speedup.clear();
-      for (std::size_t s = 0; s < shapes_; ++s) v.speedup.push_back(base[s] / m[s]);
-      v.geomean = geomean(v.speedup);
-      v.budget = budget;
+      out_.variants[i].speedup.assign(shapes_, 1.0);
+      out_.variants[i].budget = budget;
     }
+    for (std::size_t s = 0; s < shapes_; ++s) {
+      const double before = median(out_.baseline, s, budget);
+      std::vector<double> m;
+      for (const std::size_t i : alive) m.push_back(median(out_.variants[i].name, s, budget));
+      const double base = std::sqrt(before * median(out_.baseline, s, budget));
+      for (std::size_t k = 0; k < alive.size(); ++k) out_.variants[alive[k]].speedup[s] = base / m[k];
+    }
+    for (const std::size_t i : alive) out_.variants[i].geomean = geomean(out_.variants[i].speedup);
   }
 
   std::vector<std::size_t> best_first(std::vector<std::size_t> alive) const {

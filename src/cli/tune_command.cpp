@@ -1,0 +1,75 @@
+// assay tune SUITE --variant NAME=BACKEND[,VAR=value...] ...: the search of src/tune over one
+// bench, with this machine measuring (runner/tune_run.hpp); a report in JSON and Markdown.
+#include <iostream>
+#include <regex>
+
+#include "backends/backend.hpp"
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/interrupt.hpp"
+#include "runner/tune_run.hpp"
+
+namespace assay::cli {
+
+namespace {
+// "NAME=BACKEND" then ",VAR=value" settings for the variant's workers.
+runner::TuneVariant parse_variant(const std::string& text) {
+  static const std::regex head(R"(([A-Za-z0-9_.@:+-]+)=([A-Za-z0-9_.@:+-]+))");
+  static const std::regex setting("[A-Za-z_][A-Za-z0-9_]*=.*");
+  std::vector<std::string> parts;
+  std::size_t at = 0;
+  for (std::size_t comma; (comma = text.find(',', at)) != std::string::npos; at = comma + 1)
+    parts.push_back(text.substr(at, comma - at));
+  parts.push_back(text.substr(at));
+  std::smatch m;
+  if (!std::regex_match(parts[0], m, head))
+    throw InputError("--variant '" + text + "': use NAME=BACKEND[,VAR=value...], e.g. wide=assay@wgmma_128x256");
+  runner::TuneVariant v{m[1], m[2], {}};
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    if (!std::regex_match(parts[i], setting)) throw InputError("--variant '" + text + "': '" + parts[i] + "' is not VAR=value");
+    v.env.push_back(parts[i]);
+  }
+  return v;
+}
+}  // namespace
+
+Action add_tune_command(CLI::App& app) {
+  struct TuneFlags {
+    runner::TuneRunOptions t;
+    std::vector<std::string> variants;
+    std::string variants_of, filter;
+    CLI::Option* filter_opt = nullptr;
+  };
+  auto f = std::make_shared<TuneFlags>();
+  f->t.run.out_dir = "assay-results";
+  app.add_option("suite", f->t.run.suite_path, "suite file (TOML)")->required();
+  app.add_option("--bench", f->t.bench, "the bench whose points are the shapes (needed when the suite has several)");
+  app.add_option("--baseline", f->t.baseline, "the backend the variants must beat (default: the bench's baseline)");
+  app.add_option("--variant", f->variants, "NAME=BACKEND[,VAR=value...]: a variant (repeatable)");
+  app.add_option("--variants-of", f->variants_of, "every pinned configuration of this backend (BACKEND@...) is a variant");
+  f->filter_opt = app.add_option("--filter", f->filter, "only the shapes whose case id matches this regex");
+  app.add_option("--device", f->t.run.device, "CUDA device index, or 'cpu'")->capture_default_str();
+  app.add_option("--out", f->t.run.out_dir, "folder for the tune report (JSON and Markdown)")->capture_default_str();
+  app.add_option("--elite", f->t.search.elite, "size of the elite")->check(CLI::Range(1, 100))->capture_default_str();
+  app.add_option("--promote-sessions", f->t.search.promote_sessions, "sessions per side and shape for the promotion")
+      ->check(CLI::Range(2, 50))
+      ->capture_default_str();
+  return [f]() -> int {
+    if (f->filter_opt->count() && f->filter.empty()) throw InputError("--filter '': give a regex of case ids");
+    if (!f->filter.empty()) f->t.run.filter = f->filter;
+    if (f->t.run.device != "cpu" && !std::regex_match(f->t.run.device, std::regex("[0-9]{1,4}")))
+      throw InputError("--device '" + f->t.run.device + "': use 'cpu' or a GPU index (0, 1, ...)");
+    for (const auto& v : f->variants) f->t.variants.push_back(parse_variant(v));
+    if (!f->variants_of.empty()) {
+      for (const Backend* b : all_backends())
+        if (b->name().rfind(f->variants_of + "@", 0) == 0) f->t.variants.push_back({b->name(), b->name(), {}});
+      if (f->t.variants.empty()) throw InputError("--variants-of '" + f->variants_of + "': no backend named " + f->variants_of + "@...");
+    }
+    install_interrupt_handlers();
+    const auto out = runner::run_tune(f->t, [](const std::string& line) { std::cerr << line << "\n"; });
+    std::cout << runner::tune_report_markdown(out) << "\nwrote " << out.json_path << " and " << out.markdown_path << "\n";
+    return 0;
+  };
+}
+
+}  // namespace assay::cli

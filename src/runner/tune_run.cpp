@@ -1,0 +1,171 @@
+#include "runner/tune_run.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "backends/backend.hpp"
+#include "core/atomic_file.hpp"
+#include "core/dtype.hpp"
+#include "core/error.hpp"
+#include "runner/plan.hpp"
+#include "runner/resolve.hpp"
+#include "runner/run_metadata.hpp"
+#include "runner/worker.hpp"
+#include "suite/suite.hpp"
+
+namespace assay::runner {
+
+namespace {
+
+// The machine: every check and every session a worker of this binary, with the variant's settings.
+class RunnerEvaluator : public tune::Evaluator {
+ public:
+  RunnerEvaluator(const TuneRunOptions& o, std::vector<PlannedCase> shapes, std::function<void(const std::string&)> progress)
+      : o_(o), shapes_(std::move(shapes)), progress_(std::move(progress)) {
+    for (const auto& v : o.variants) variants_[v.name] = v;
+  }
+
+  std::string check(const std::string& variant, std::size_t shape) override {
+    RunOptions run = o_.run;
+    run.check_only = true;
+    const PlannedCase pc = case_of(variant, shape);
+    const CaseRecord rec = run_case_in_worker(resolve_case(pc, run, CaseRound{0, 1}, run.device), case_timeout_s(pc),
+                                              false, program(variant));
+    progress_(fmt::format("check {} {}: {}", variant, pc.id, case_status_name(rec.status)));
+    if (rec.status == CaseStatus::ok) return "";
+    return case_status_name(rec.status) + (rec.reason.empty() ? "" : ": " + rec.reason);
+  }
+
+  std::vector<double> measure(const std::string& variant, std::size_t shape, double budget) override {
+    const PlannedCase pc = case_of(variant, shape);
+    verify::ResolvedCase rc = resolve_case(pc, o_.run, CaseRound{0, 1}, o_.run.device);
+    // A share of the suite's budget: short sessions while many variants are in the race.
+    rc.criterion.min_time_s *= budget;
+    rc.criterion.min_samples = std::max<std::uint64_t>(5, static_cast<std::uint64_t>(std::ceil(rc.criterion.min_samples * budget)));
+    const CaseRecord rec = run_case_in_worker(rc, case_timeout_s(pc), false, program(variant));
+    if (rec.status != CaseStatus::ok || !rec.measurement || rec.measurement->samples_ns.empty())
+      throw Error(ExitCode::internal, "tune: " + variant + " on " + pc.id + " passed its check but could not be timed: " +
+                                          case_status_name(rec.status) + " " + rec.reason);
+    progress_(fmt::format("measure {} {} (budget {:g}): median {:.3f} us", variant, pc.id, budget,
+                          rec.summary ? rec.summary->median / 1e3 : 0.0));
+    return rec.measurement->samples_ns;
+  }
+
+ private:
+  PlannedCase case_of(const std::string& variant, std::size_t shape) const {
+    PlannedCase pc = shapes_.at(shape);
+    const auto it = variants_.find(variant);
+    if (it == variants_.end()) return pc;  // the baseline
+    const std::string old = pc.backend;
+    pc.backend = it->second.backend;
+    pc.id = pc.id.replace(pc.id.find("/" + old + "/"), old.size() + 2, "/" + pc.backend + "/");
+    return pc;
+  }
+  WorkerProgram program(const std::string& variant) const {
+    const auto it = variants_.find(variant);
+    return it == variants_.end() ? WorkerProgram{} : WorkerProgram{"", it->second.env};
+  }
+
+  const TuneRunOptions& o_;
+  std::vector<PlannedCase> shapes_;
+  std::map<std::string, TuneVariant> variants_;
+  std::function<void(const std::string&)> progress_;
+};
+
+}  // namespace
+
+TuneRunOutcome run_tune(const TuneRunOptions& o, const std::function<void(const std::string&)>& progress) {
+  if (o.variants.empty()) throw InputError("tune: give at least one --variant (or --variants-of BACKEND)");
+  const suite::Suite s = suite::load_suite(o.run.suite_path);
+  const suite::Bench* bench = nullptr;
+  for (const auto& b : s.benches)
+    if (o.bench.empty() ? s.benches.size() == 1 : b.name == o.bench) bench = &b;
+  if (!bench)
+    throw InputError(o.run.suite_path + ": " +
+                     (o.bench.empty() ? "the suite has several benches: name one with --bench" : "no bench '" + o.bench + "'"));
+  const std::string baseline = o.baseline.empty() ? bench->baseline : o.baseline;
+  if (baseline.empty()) throw InputError("tune: bench '" + bench->name + "' names no baseline: give --baseline");
+  TuneRunOutcome out;
+  out.suite = s.name;
+  out.bench = bench->name;
+  out.baseline = baseline;
+  out.variants = o.variants;
+  std::vector<PlannedCase> shapes;
+  for (const auto& pc : plan_cases(s, o.run.filter))
+    if (pc.bench == bench && pc.backend == baseline) shapes.push_back(pc);
+  if (shapes.empty())
+    throw InputError(o.run.suite_path + ": bench '" + bench->name + "' has no case of baseline '" + baseline + "'" +
+                     (o.run.filter ? " matching --filter '" + *o.run.filter + "'" : std::string()));
+  std::vector<std::string> names;
+  for (const auto& v : o.variants) {
+    const Backend* b = find_backend(v.backend);
+    if (!b) throw InputError("--variant " + v.name + ": unknown backend '" + v.backend + "'");
+    for (const auto& pc : shapes)
+      if (!b->supports(bench->workload, *parse_dtype(pc.point.dtype)))
+        throw InputError("--variant " + v.name + ": '" + v.backend + "' does not implement " + bench->workload + " in " +
+                         pc.point.dtype);
+    if (v.name == baseline || std::count(names.begin(), names.end(), v.name))
+      throw InputError("--variant " + v.name + ": the name is taken (the baseline or another variant)");
+    names.push_back(v.name);
+  }
+  for (const auto& pc : shapes) out.shapes.push_back(pc.id);
+  RunnerEvaluator ev(o, shapes, progress);
+  out.result = tune::search_variants(names, baseline, shapes.size(), ev, o.search);
+
+  const std::string stem =
+      (std::filesystem::path(o.run.out_dir) / (s.name + "-tune-" + bench->name + "-" + utc_now_compact())).string();
+  std::filesystem::create_directories(o.run.out_dir);
+  out.json_path = stem + ".json";
+  out.markdown_path = stem + ".md";
+  write_file_atomically(out.json_path, tune_report_json(out));
+  write_file_atomically(out.markdown_path, tune_report_markdown(out));
+  return out;
+}
+
+std::string tune_report_json(const TuneRunOutcome& t) {
+  nlohmann::json j = {{"schema", "assay.tune"}, {"schema_version", 1},  {"suite", t.suite},
+                      {"bench", t.bench},       {"baseline", t.baseline}, {"shapes", t.shapes},
+                      {"budget_spent", t.result.budget_spent}, {"elite", t.result.elite}};
+  j["variants"] = nlohmann::json::array();
+  for (const auto& v : t.result.variants) {
+    nlohmann::json e = {{"name", v.name}, {"check_failure", v.check_failure}, {"speedup", v.speedup},
+                        {"geomean", v.geomean}, {"budget", v.budget}, {"dropped", v.dropped}, {"elite", v.elite}};
+    for (const auto& tv : t.variants)
+      if (tv.name == v.name) {
+        e["backend"] = tv.backend;
+        e["env"] = tv.env;
+      }
+    j["variants"].push_back(e);
+  }
+  if (t.result.promotion) {
+    const auto& p = *t.result.promotion;
+    std::vector<std::string> verdicts;
+    for (auto v : p.per_shape) verdicts.push_back(stats::verdict_name(v));
+    j["promotion"] = {{"variant", p.variant}, {"promoted", p.promoted}, {"per_shape", verdicts}, {"why", p.why}};
+  } else {
+    j["promotion"] = nullptr;
+  }
+  return j.dump(1) + "\n";
+}
+
+std::string tune_report_markdown(const TuneRunOutcome& t) {
+  std::string md = fmt::format("## assay tune: {} / {}, against {}\n\n", t.suite, t.bench, t.baseline);
+  md += fmt::format("{} shapes; budget spent {:g} full sessions.\n\n", t.shapes.size(), t.result.budget_spent);
+  md += "| variant | geomean speedup | per shape | elite | out because |\n|---|---:|---|---|---|\n";
+  for (const auto& v : t.result.variants) {
+    std::string per;
+    for (double s : v.speedup) per += fmt::format("{}{:.3f}", per.empty() ? "" : " ", s);
+    md += fmt::format("| `{}` | {} | {} | {} | {} |\n", v.name, v.budget > 0 ? fmt::format("{:.4f}", v.geomean) : "–",
+                      per.empty() ? "–" : per, v.elite ? "yes" : "", v.dropped);
+  }
+  md += "\nElite: " + (t.result.elite.empty() ? std::string("none") : fmt::format("{}", fmt::join(t.result.elite, ", "))) + ".\n";
+  if (t.result.promotion) md += "Promotion of `" + t.result.promotion->variant + "`: " + t.result.promotion->why + ".\n";
+  return md;
+}
+
+}  // namespace assay::runner

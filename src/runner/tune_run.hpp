@@ -1,0 +1,48 @@
+#pragma once
+// `assay tune`: the search of src/tune over one bench of a suite, with this machine as the
+// Evaluator. The shapes are the bench's points (after --filter) at which the baseline backend
+// runs; a variant is another backend (an `assay@<config>` pinned configuration, say) and/or
+// environment settings for its workers (the knobs a backend's command reads). Each check and each
+// measured session is a fresh worker process, as in `assay run`; a session's budget is the suite's
+// criterion scaled by the search's share (successive halving measures short first).
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "runner/run_options.hpp"
+#include "tune/search.hpp"
+
+namespace assay::runner {
+
+struct TuneVariant {
+  std::string name;
+  std::string backend;
+  std::vector<std::string> env;  // NAME=value, for this variant's workers
+};
+
+struct TuneRunOptions {
+  RunOptions run;        // the suite, --filter, --device, --out, --seed, --mode
+  std::string bench;     // "" when the suite has one bench
+  std::string baseline;  // "" for the bench's baseline backend
+  std::vector<TuneVariant> variants;
+  tune::TuneOptions search;
+};
+
+struct TuneRunOutcome {
+  std::string suite, bench, baseline;
+  std::vector<std::string> shapes;   // the baseline's case ids
+  std::vector<TuneVariant> variants;
+  tune::TuneOutcome result;
+  std::string json_path, markdown_path;
+};
+
+// Throws InputError (exit 3) for an unknown bench or backend, a variant whose backend cannot run
+// the bench's workload and dtype, or no shape; Error (exit 4) when a checked variant cannot be
+// measured (its worker crashed or timed out while timing).
+TuneRunOutcome run_tune(const TuneRunOptions& options, const std::function<void(const std::string&)>& progress);
+
+// The tune report: JSON (schema "assay.tune", version 1) and Markdown.
+std::string tune_report_json(const TuneRunOutcome& t);
+std::string tune_report_markdown(const TuneRunOutcome& t);
+
+}  // namespace assay::runner
