@@ -38,12 +38,21 @@ Action add_compare_command(CLI::App& app) {
     const store::RunSet cand = store::load_run_set(s->cand, history);
     // The history's between-session spreads, when a history is there (a missing one is no error:
     // the verdicts then say that one session cannot tell drift from change).
+    // A history that cannot be read (empty, another program's file) costs the verdicts its noise,
+    // not the comparison: a note says so.
+    std::string unusable;
     if (!s->no_history_noise && !f->options.normalize_peak && std::filesystem::is_regular_file(history)) {
-      store::HistoryDb db = store::HistoryDb::open_for_reading(history);
-      f->options.session_spreads = compare::history_spreads(db, base, cand);
-      f->options.history_origin = history;
+      try {
+        store::HistoryDb db = store::HistoryDb::open_for_reading(history);
+        f->options.session_spreads = compare::history_spreads(db, base, cand);
+        f->options.history_origin = history;
+      } catch (const InputError& e) {
+        unusable = e.what();
+      }
     }
-    return finish_comparison(*f, compare::compare_runs(base, cand, f->options));
+    compare::Comparison c = compare::compare_runs(base, cand, f->options);
+    if (!unusable.empty()) c.notes.push_back("no between-session spread from the history: " + unusable);
+    return finish_comparison(*f, c);
   };
 }
 

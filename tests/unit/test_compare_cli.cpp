@@ -185,3 +185,14 @@ TEST(CompareCli, RunRepeatHistoryAndCompareByTag) {
   EXPECT_EQ(read_text_file(d / "notes.db"), "my notes\n");
   EXPECT_FALSE(fs::exists(d / "other"));
 }
+
+// A history that cannot be read costs the verdicts their between-session noise, not the comparison.
+TEST(CompareCli, AnUnreadableHistoryIsANoteNotAnError) {
+  const fs::path d = assay::test::fresh_test_dir("bad-history");
+  write_pair(d, 1.05);
+  write_file_atomically(d / "not-a-history.db", "plain text, not SQLite\n");
+  const Outcome r = run_assay_in(d, {"compare", "base.json", "cand.json", "--history", "not-a-history.db"});
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("note: no between-session spread from the history: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("SLOWER?"), std::string::npos) << r.out;
+}
