@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "cli/commands.hpp"
+#include "cli/device_flag.hpp"
 #include "cli/gate_flags.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
@@ -55,8 +56,7 @@ Action add_ab_command(CLI::App& app, const std::vector<std::string>& argv) {
     if (!a->mode.empty()) a->ab.run.mode = a->mode;
     if (a->gap_us >= 0) a->ab.run.gap_us = a->gap_us;
     a->ab.run.rounds = a->ab.rounds;
-    if (a->ab.run.device != "cpu" && !std::regex_match(a->ab.run.device, std::regex("[0-9]{1,4}")))
-      throw InputError("--device '" + a->ab.run.device + "': use 'cpu' or a GPU index (0, 1, ...)");
+    check_device_flag(a->ab.run.device);
     check_env("--base-env", a->ab.base.env);
     check_env("--candidate-env", a->ab.candidate.env);
     resolve_gate_flags(*f);

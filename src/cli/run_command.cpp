@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/device_flag.hpp"
 #include "core/atomic_file.hpp"
 #include "core/interrupt.hpp"
 #include "core/results.hpp"
@@ -31,12 +32,6 @@ struct RunFlags {
   bool json = false, quiet = false, no_history = false;
   bool history_given = false, devices_given = false, shard_given = false, filter_given = false;
 };
-
-bool printable_ascii(const std::string& s) {
-  for (char c : s)
-    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) return false;
-  return true;
-}
 
 // A run's tag is part of its results file name: the suite's name rule (docs/suite-format.md).
 bool safe_tag(const std::string& tag) {
@@ -234,10 +229,8 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
     // --device is 'cpu' or a GPU index; --devices 'all' or GPU indices (which of them exist is
     // the runner's to say; an index may repeat: two workers on one GPU): checked here, before
     // any case runs.
+    check_device_flag(f.opt.device);
     const std::regex index("[0-9]{1,4}");
-    if (f.opt.device != "cpu" && !std::regex_match(f.opt.device, index))
-      throw InputError("--device '" + (printable_ascii(f.opt.device) ? f.opt.device : std::string("?")) +
-                       "': use 'cpu' or a GPU index (0, 1, ...)");
     if (f.devices_given) {
       if (f.opt.device == "cpu") throw InputError("--devices runs one worker per GPU: drop --device cpu");
       std::stringstream ss(f.devices);

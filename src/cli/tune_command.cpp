@@ -5,6 +5,7 @@
 
 #include "backends/backend.hpp"
 #include "cli/commands.hpp"
+#include "cli/device_flag.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "runner/tune_run.hpp"
@@ -57,8 +58,7 @@ Action add_tune_command(CLI::App& app) {
   return [f]() -> int {
     if (f->filter_opt->count() && f->filter.empty()) throw InputError("--filter '': give a regex of case ids");
     if (!f->filter.empty()) f->t.run.filter = f->filter;
-    if (f->t.run.device != "cpu" && !std::regex_match(f->t.run.device, std::regex("[0-9]{1,4}")))
-      throw InputError("--device '" + f->t.run.device + "': use 'cpu' or a GPU index (0, 1, ...)");
+    check_device_flag(f->t.run.device);
     for (const auto& v : f->variants) f->t.variants.push_back(parse_variant(v));
     if (!f->variants_of.empty()) {
       for (const Backend* b : all_backends())

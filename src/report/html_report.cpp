@@ -37,21 +37,6 @@ std::string script_for_inline(std::string_view js) {
   return out;
 }
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string render_html_report(const ReportInputs& in, const HtmlAssets& assets) {
   if (!assets.missing.empty()) throw InternalError("assay report: " + assets.missing);

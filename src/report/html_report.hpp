@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "report/escape.hpp"  // html_escape
 #include "report/html_assets.hpp"
 #include "report/report_data.hpp"
 
@@ -20,9 +21,6 @@ std::string json_for_script_block(const nlohmann::json& data);
 // Script text safe inside <script>: "</script" (any case) becomes "<\/script", which means the
 // same inside a JavaScript string, template or regex literal.
 std::string script_for_inline(std::string_view js);
-
-// Text escaped for HTML element content and attribute values (& < > " ').
-std::string html_escape(std::string_view text);
 
 // The page. Throws InternalError naming what is missing when `assets.missing` is not empty.
 std::string render_html_report(const ReportInputs& in, const HtmlAssets& assets);
