@@ -1,11 +1,15 @@
-// assay's reference attention: S = Q·Kᵀ (cuBLAS, fp32 out), P = softmax(S/√d, causal mask)
-// (assay's kernel, P in the input dtype), O = P·V (cuBLAS, fp32 accumulate). Not fused: it
-// materialises the b·h·s² scores, which is what makes it a reference, not a contender.
+// assay's attention. f16/bf16 with d = 64 or 128 run the fused flash kernel
+// (kernels/attention/flash_attention.hpp); everything else (f32, other head dims) runs the
+// reference: S = Q·Kᵀ (cuBLAS, fp32 out), P = softmax(S/√d, causal mask) (assay's kernel, P in
+// the input dtype), O = P·V (cuBLAS, fp32 accumulate), which materialises the b·h·s² scores.
 #include "backends/assay_backend.hpp"
 #include "backends/cublas_api.hpp"
 #include "backends/gpu_instance.hpp"
 #include "gpu/cuda_check.hpp"
+#include "kernels/attention/attention_configs.hpp"
+#include "kernels/attention/flash_attention.hpp"
 #include "kernels/attention/softmax.hpp"
+#include "kernels/gemm/hopper/tensor_maps.hpp"
 #include "workloads/attention.hpp"
 
 #include <cmath>
@@ -60,11 +64,61 @@ class AttentionReferenceInstance final : public GpuInstance {
   cublasHandle_t handle_ = nullptr;
 };
 
+kernels::FlashAttentionArgs args(const AttentionProblem& p, const void* q, const void* k, const void* v, void* o) {
+  kernels::FlashAttentionArgs a;
+  a.q = q;
+  a.k = k;
+  a.v = v;
+  a.o = o;
+  a.heads = static_cast<int>(p.b() * p.h());
+  a.s = static_cast<int>(p.s());
+  a.d = static_cast<int>(p.d());
+  a.causal = p.causal();
+  a.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.d())));
+  a.dtype = p.dtype();
+  return a;
+}
+
+class FlashAttentionInstance final : public GpuInstance {
+ public:
+  FlashAttentionInstance(const AttentionProblem& p, const std::vector<HostTensor>& inputs,
+                         const kernels::FlashConfig& config)
+      : GpuInstance(p, inputs), p_(p), config_(config) {}
+  std::string variant() const override { return config_.name(static_cast<int>(p_.d())); }
+
+ protected:
+  void launch(cudaStream_t stream, const std::vector<const void*>& in, void* out) override {
+    ASSAY_CUDA(kernels::launch_flash_attention(args(p_, in[0], in[1], in[2], out), config_, stream));
+  }
+
+ private:
+  AttentionProblem p_;
+  kernels::FlashConfig config_;
+};
+
 }  // namespace
 
-std::unique_ptr<Instance> make_assay_attention_instance(const Problem& problem, const std::vector<HostTensor>& inputs) {
+std::unique_ptr<Instance> make_assay_attention_instance(const Problem& problem, const std::vector<HostTensor>& inputs,
+                                                        const std::string& config) {
+  const auto& p = dynamic_cast<const AttentionProblem&>(problem);
+  const std::string flash_unsupported = kernels::flash_attention_unsupported(p.dtype(), p.b() * p.h(), p.s(), p.d());
+  int device = 0;
+  ASSAY_CUDA(cudaGetDevice(&device));
+  const auto& facts = kernels::hopper::device_facts(device);
+  const bool pinned = kernels::is_attention_config(config) && config != "reference";
+  if (pinned) {
+    const kernels::FlashConfig c{config.rfind("wgmma", 0) == 0, config.find("128") != std::string::npos ? 128 : 64};
+    if (!flash_unsupported.empty()) throw SkipError("assay@" + config + ": " + flash_unsupported);
+    if (c.wgmma && !facts.hopper)
+      throw SkipError("assay@" + config + ": the wgmma kernel runs on compute capability 9.0 (Hopper) only");
+    return std::make_unique<FlashAttentionInstance>(p, inputs, c);
+  }
+  if (config != "reference" && flash_unsupported.empty()) {
+    const auto chosen = kernels::choose_flash_config(args(p, nullptr, nullptr, nullptr, nullptr), facts.sms, facts.hopper);
+    return std::make_unique<FlashAttentionInstance>(p, inputs, chosen);
+  }
   if (!api().error.empty()) throw SkipError(api().error);
-  return std::make_unique<AttentionReferenceInstance>(dynamic_cast<const AttentionProblem&>(problem), inputs);
+  return std::make_unique<AttentionReferenceInstance>(p, inputs);
 }
 
 }  // namespace assay

@@ -3,6 +3,7 @@
 #include "backends/gpu_instance.hpp"
 #include "core/error.hpp"
 #include "gpu/cuda_check.hpp"
+#include "kernels/attention/attention_configs.hpp"
 #include "kernels/gemm/gemm_kernels.hpp"
 #include "workloads/gemm.hpp"
 
@@ -61,21 +62,25 @@ AssayBackend::AssayBackend(std::string gemm_config) : gemm_config_(std::move(gem
 std::string AssayBackend::name() const { return gemm_config_ == "auto" ? "assay" : "assay@" + gemm_config_; }
 
 std::string AssayBackend::description() const {
+  if (kernels::is_attention_config(gemm_config_)) return "assay's attention pinned to the " + gemm_config_ + " configuration";
   if (gemm_config_ != "auto") return "assay's GEMM pinned to the " + gemm_config_ + " configuration";
-  return "assay's own kernels: GEMM (wgmma+TMA on sm_90, mma.sync on sm_80+), reference attention (cuBLAS + "
-         "softmax kernel)";
+  return "assay's own kernels: GEMM (wgmma+TMA on sm_90, mma.sync on sm_80+), attention (fused flash kernel on "
+         "mma.sync for f16/bf16, d 64/128; cuBLAS + softmax reference otherwise)";
 }
 
 bool AssayBackend::supports(const std::string& workload, DType dtype) const {
+  const bool attention_ok = workload == "attention" && dtype != DType::f8e4m3;
+  if (kernels::is_attention_config(gemm_config_)) return attention_ok;
   if (workload == "gemm") return true;
-  return gemm_config_ == "auto" && workload == "attention" && dtype != DType::f8e4m3;
+  return gemm_config_ == "auto" && attention_ok;
 }
 
-const std::vector<AssayBackend>& assay_gemm_variants() {
+const std::vector<AssayBackend>& assay_variants() {
   static const std::vector<AssayBackend> v = [] {
     std::vector<AssayBackend> r;
     for (const auto& c : kernels::gemm_configs())
       if (c != "auto") r.emplace_back(c);
+    for (std::string_view c : kernels::kAttentionConfigNames) r.emplace_back(std::string(c));
     return r;
   }();
   return v;
@@ -87,7 +92,7 @@ std::unique_ptr<Instance> make_assay_gemm_instance(const Problem& problem, const
 }
 
 std::unique_ptr<Instance> AssayBackend::instantiate(const Problem& problem, const std::vector<HostTensor>& inputs) const {
-  if (problem.workload() == "attention") return make_assay_attention_instance(problem, inputs);
+  if (problem.workload() == "attention") return make_assay_attention_instance(problem, inputs, gemm_config_);
   return make_assay_gemm_instance(problem, inputs, gemm_config_);
 }
 

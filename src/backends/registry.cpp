@@ -4,8 +4,10 @@
 #include "backends/assay_backend.hpp"
 #include "backends/cublaslt_mlp.hpp"
 #include "backends/cublas_gemm.hpp"
+#include "backends/cudnn_attention.hpp"
 #else
 #include "backends/unbuilt_backend.hpp"
+#include "kernels/attention/attention_configs.hpp"
 #include "kernels/gemm/gemm_configs.hpp"
 #endif
 
@@ -54,9 +56,10 @@ std::vector<const Backend*> built_backends() {
   static const AssayBackend assay_kernels;
   static const CublasGemmBackend cublas;
   static const CublasLtMlpBackend cublaslt;
+  static const CudnnAttentionBackend cudnn;
   static const auto all = [&] {
-    std::vector<const Backend*> v = {&assay_kernels, &cublas, &cublaslt, &cpu};
-    for (const auto& b : assay_gemm_variants()) v.push_back(&b);
+    std::vector<const Backend*> v = {&assay_kernels, &cublas, &cublaslt, &cudnn, &cpu};
+    for (const auto& b : assay_variants()) v.push_back(&b);
     return with_external(v);
   }();
   return all;
@@ -64,16 +67,20 @@ std::vector<const Backend*> built_backends() {
   static const UnbuiltBackend assay_kernels("assay", "assay's own CUDA kernels (not built)", {"gemm", "attention"});
   static const UnbuiltBackend cublas("cublas", "cuBLAS cublasGemmEx (not built)", {"gemm"});
   static const UnbuiltBackend cublaslt("cublaslt", "cuBLASLt MLP with fused epilogues (not built)", {"mlp"});
+  static const UnbuiltBackend cudnn("cudnn", "cuDNN 9 SDPA forward (not built)", {"attention"});
   static const std::vector<UnbuiltBackend> variants = [] {
     std::vector<UnbuiltBackend> v;
     for (std::string_view c : kernels::kGemmConfigNames)
       if (c != "auto")
         v.emplace_back("assay@" + std::string(c), "assay's GEMM pinned to " + std::string(c) + " (not built)",
                        std::vector<std::string>{"gemm"});
+    for (std::string_view c : kernels::kAttentionConfigNames)
+      v.emplace_back("assay@" + std::string(c), "assay's attention pinned to " + std::string(c) + " (not built)",
+                     std::vector<std::string>{"attention"});
     return v;
   }();
   static const auto all = [&] {
-    std::vector<const Backend*> v = {&assay_kernels, &cublas, &cublaslt, &cpu};
+    std::vector<const Backend*> v = {&assay_kernels, &cublas, &cublaslt, &cudnn, &cpu};
     for (const auto& b : variants) v.push_back(&b);
     return with_external(v);
   }();

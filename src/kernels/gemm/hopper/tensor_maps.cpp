@@ -25,12 +25,12 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
 struct MapKey {
   MapElem elem;
   const void* base;
-  std::uint64_t cols, rows;
+  std::uint64_t cols, rows, planes;  // planes 0: a 2-D map
   std::uint32_t box_cols, box_rows;
   int device;
   bool operator==(const MapKey& o) const {
-    return elem == o.elem && base == o.base && cols == o.cols && rows == o.rows && box_cols == o.box_cols &&
-           box_rows == o.box_rows && device == o.device;
+    return elem == o.elem && base == o.base && cols == o.cols && rows == o.rows && planes == o.planes &&
+           box_cols == o.box_cols && box_rows == o.box_rows && device == o.device;
   }
 };
 
@@ -63,10 +63,10 @@ const DeviceFacts& device_facts(int device) {
   return facts[device];
 }
 
-cudaError_t tensor_map(CUtensorMap& out, int device, MapElem elem, const void* base, std::uint64_t cols,
-                       std::uint64_t rows, std::uint32_t box_cols, std::uint32_t box_rows) {
+namespace {
+cudaError_t cached_map(CUtensorMap& out, const MapKey& key) {
   static MapCache cache;
-  const MapKey key{elem, base, cols, rows, box_cols, box_rows, device};
+  const auto [elem, base, cols, rows, planes, box_cols, box_rows, device] = key;
   std::lock_guard<std::mutex> lock(cache.mu);
   for (std::size_t i = 0; i < cache.used; ++i)
     if (cache.keys[i] == key) {
@@ -76,13 +76,14 @@ cudaError_t tensor_map(CUtensorMap& out, int device, MapElem elem, const void* b
   const auto encode = encode_fn();
   if (!encode) return cudaErrorNotSupported;
   const std::uint64_t elem_bytes = elem == MapElem::u8 ? 1 : 2;
-  const cuuint64_t dims[2] = {cols, rows};
-  const cuuint64_t pitch[1] = {cols * elem_bytes};
-  const cuuint32_t box[2] = {box_cols, box_rows};
-  const cuuint32_t unit[2] = {1, 1};
+  const cuuint64_t dims[3] = {cols, rows, planes};
+  const cuuint64_t pitch[2] = {cols * elem_bytes, cols * elem_bytes * rows};
+  const cuuint32_t box[3] = {box_cols, box_rows, 1};
+  const cuuint32_t unit[3] = {1, 1, 1};
   CUtensorMap map;
   const CUresult r = encode(&map, elem == MapElem::u8 ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : CU_TENSOR_MAP_DATA_TYPE_UINT16,
-                            2, const_cast<void*>(base), dims, pitch, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            planes == 0 ? 2 : 3, const_cast<void*>(base), dims, pitch, box, unit,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE,
                             CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) return cudaErrorInvalidValue;
@@ -91,6 +92,18 @@ cudaError_t tensor_map(CUtensorMap& out, int device, MapElem elem, const void* b
   cache.maps[slot] = map;
   out = map;
   return cudaSuccess;
+}
+}  // namespace
+
+cudaError_t tensor_map(CUtensorMap& out, int device, MapElem elem, const void* base, std::uint64_t cols,
+                       std::uint64_t rows, std::uint32_t box_cols, std::uint32_t box_rows) {
+  return cached_map(out, MapKey{elem, base, cols, rows, 0, box_cols, box_rows, device});
+}
+
+cudaError_t tensor_map_3d(CUtensorMap& out, int device, MapElem elem, const void* base, std::uint64_t cols,
+                          std::uint64_t rows, std::uint64_t planes, std::uint32_t box_cols, std::uint32_t box_rows) {
+  if (planes == 0) return cudaErrorInvalidValue;
+  return cached_map(out, MapKey{elem, base, cols, rows, planes, box_cols, box_rows, device});
 }
 
 }  // namespace assay::kernels::hopper

@@ -26,4 +26,9 @@ enum class MapElem { u8, u16 };
 cudaError_t tensor_map(CUtensorMap& out, int device, MapElem elem, const void* base, std::uint64_t cols,
                        std::uint64_t rows, std::uint32_t box_cols, std::uint32_t box_rows);
 
+// The same for a 3-D tensor of `planes` such matrices (attention: [b·h][s][d]): a box of
+// box_cols x box_rows x 1 never reaches into the next plane; rows past `rows` arrive as zeros.
+cudaError_t tensor_map_3d(CUtensorMap& out, int device, MapElem elem, const void* base, std::uint64_t cols,
+                          std::uint64_t rows, std::uint64_t planes, std::uint32_t box_cols, std::uint32_t box_rows);
+
 }  // namespace assay::kernels::hopper

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# One device call for the attention work (issue 27): SASS and register facts of the flash
+# kernels, the attention GPU tests, then the suite. Full logs under $OUT; a short table last.
+#   bench/scripts/attention_device.sh [tests] [alltests] [once] [protocol3] [FILTER=regex]
+set -u
+OUT=${OUT:-/tmp/out}
+export PATH=/usr/local/cuda/bin:$PATH
+BIN=${BIN:-build/release/bin}
+SUITE=${SUITE:-suites/attention-hopper.toml}
+mkdir -p "$OUT"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv \
+  > "$OUT/gpu.txt" 2>&1
+summary=()
+filter=()
+
+# SASS: the flash kernels issue HMMA and use no local memory.
+cuobjdump -sass "$BIN/assay" > "$OUT/assay.sass" 2>/dev/null
+flash_sass() { awk '/Function : .*flash_/{h=1} /Function : /&&!/flash_/{h=0} h' "$OUT/assay.sass"; }
+summary+=("sass flash: HMMA=$(flash_sass | grep -c HMMA) LDL/STL=$(flash_sass | grep -cE 'LDL|STL')")
+cuobjdump -res-usage "$BIN/assay" 2>/dev/null | grep -A1 flash_fwd > "$OUT/res_usage.txt"
+
+for step in "$@"; do
+  case "$step" in FILTER=*) filter=(--filter "${step#FILTER=}") ;; esac
+done
+for step in "$@"; do
+  case "$step" in
+    tests)
+      timeout 500 "$BIN/assay_gpu_tests" --gtest_brief=1 --gtest_filter='*Attention*:*Cudnn*' > "$OUT/attention_tests.txt" 2>&1
+      summary+=("attention gpu tests rc=$? $(grep -E '^\[  (PASSED|FAILED)|tests? ran' "$OUT/attention_tests.txt" | tr '\n' ' ')")
+      ;;
+    alltests)
+      timeout 560 "$BIN/assay_gpu_tests" --gtest_brief=1 > "$OUT/gpu_tests.txt" 2>&1
+      summary+=("assay_gpu_tests rc=$? $(grep -E '^\[  (PASSED|FAILED)|tests? ran' "$OUT/gpu_tests.txt" | tr '\n' ' ')")
+      ;;
+    once)
+      timeout 560 "$BIN/assay" run "$SUITE" "${filter[@]}" --out "$OUT/results" --no-history \
+        > "$OUT/once.txt" 2>&1
+      summary+=("attention-hopper once rc=$?")
+      ;;
+    protocol3)
+      timeout 590 "$BIN/assay" run "$SUITE" "${filter[@]}" --repeat 3 --out "$OUT/results" \
+        --no-history > "$OUT/protocol3.txt" 2>&1
+      summary+=("attention-hopper x3 rc=$?")
+      ;;
+  esac
+done
+
+# The short table: each case's median, speedup over the baseline and TFLOP/s, from the summary.
+for md in $(find "$OUT/results" -name '*.md' 2>/dev/null | sort); do
+  echo "== $md"
+  grep -E '^\| (mission|fuzz|long)' "$md" | cut -c1-160 | head -70
+done
+printf '%s\n' "${summary[@]}"

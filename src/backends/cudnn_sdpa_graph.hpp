@@ -1,0 +1,50 @@
+#pragma once
+// Scaled dot-product attention (forward, inference) as a cuDNN graph, in the form that
+// cudnn-frontend's composite SDPA node gives the backend and cuDNN's fused flash-attention
+// engines match: matmul Q·Kᵀ, scale, [causal mask], softmax as max/sub/exp/sum/div (with the
+// log-sum-exp statistics as a virtual output), matmul with V. Built and planned once per
+// instance; each call only binds pointers through a variant pack.
+#include <cstdint>
+#include <deque>
+#include <string>
+
+#include "backends/cudnn_api.hpp"
+
+namespace assay::cudnn {
+
+struct SdpaShape {
+  std::int64_t b = 0, h = 0, s = 0, d = 0;  // Q, K, V, O are [b, h, s, d], row-major
+  bool causal = false;                      // top-left aligned: key j > query i masked
+  cudnnDataType_t io_type = CUDNN_DATA_HALF;  // Q, K, V and O; everything inside is fp32
+};
+
+// The uids the variant pack binds; the graph's virtual tensors take uids from 100 up.
+enum SdpaUid : std::int64_t { kUidQ = 1, kUidK = 2, kUidV = 3, kUidO = 4, kUidScale = 5, kUidNegInf = 6 };
+
+struct SdpaPlan {
+  Descriptor plan;
+  std::int64_t workspace_bytes = 0;
+  std::string engine;            // "eng<global index>[_k<knob type>=<choice>...]"
+  std::deque<Descriptor> keep;  // the graph and engine config the plan was made from
+};
+
+// Builds the graph for `shape` on `handle` and finalizes the first engine configuration of
+// the heuristics (mode A, then fallback) that finalizes into an execution plan. Throws
+// SkipError, naming `shape_string` and cuDNN's reason, when cuDNN supports no engine for it;
+// InternalError when a call fails otherwise.
+SdpaPlan build_sdpa_plan(cudnnHandle_t handle, const SdpaShape& shape, const std::string& shape_string);
+
+// By-value scalars are read from the host at execution: they must outlive the variant pack.
+struct SdpaPointers {
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  void* o = nullptr;
+  void* workspace = nullptr;
+  const float* scale = nullptr;    // 1/sqrt(d)
+  const float* neg_inf = nullptr;  // -inf, for the causal mask; unused otherwise
+};
+
+Descriptor make_sdpa_variant_pack(const SdpaShape& shape, const SdpaPointers& p);
+
+}  // namespace assay::cudnn

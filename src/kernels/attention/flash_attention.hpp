@@ -1,0 +1,56 @@
+#pragma once
+// assay's fused attention forward (flash attention: K/V streamed through shared memory, the
+// s x s scores never leave registers, online softmax). O = softmax(Q·Kᵀ·scale [causal]) · V
+// per (batch, head); Q, K, V, O are [b, h, s, d] row-major, f16 or bf16, fp32 accumulation.
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "core/dtype.hpp"
+
+namespace assay::kernels {
+
+struct FlashAttentionArgs {
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  void* o = nullptr;
+  int heads = 0;  // b * h
+  int s = 0;
+  int d = 0;
+  bool causal = false;
+  float scale = 0.0f;  // usually 1/sqrt(d)
+  DType dtype = DType::f16;
+};
+
+// One kernel configuration.
+//  - mma.sync (sm_80 and newer): `rows` = 16 per warp, 64 (4 warps) or 128 (8 warps) query
+//    rows per block; K/V blocks of 64 keys, double-buffered by cp.async.
+//  - wgmma (sm_90a, Hopper only): `rows` = 64 per consumer warp group, 64 or 128; K/V blocks
+//    of 128 keys in a 2-stage TMA ring (kernels/attention/hopper/flash_hopper.cu).
+struct FlashConfig {
+  bool wgmma = false;
+  int rows = 64;
+  std::string name(int d) const;
+};
+
+// Whether the kernel family takes this problem: f16/bf16, d in {64, 128}, 1 <= b·h <= 65535.
+// Empty when it does, else the reason. (The tensors must also be 16-byte aligned, as
+// cudaMalloc'd buffers are; the launch returns cudaErrorInvalidValue otherwise.)
+std::string flash_attention_unsupported(DType dtype, long long heads, long long s, long long d);
+
+// The configuration the shape heuristic picks for this device: the wgmma family on Hopper,
+// mma.sync elsewhere (64 rows: 4 warps ran faster than 8 at every measured shape). Hopper:
+// 64 rows (one consumer warp group) for d = 64; for d = 128 the 128-row block (two consumers
+// share each K/V block) when it still gives every SM a block, else 64 rows
+// (docs/kernels/attention.md, v1 and v6).
+FlashConfig choose_flash_config(const FlashAttentionArgs& a, int sm_count, bool hopper);
+
+// cudaErrorInvalidValue for a configuration the problem or the device cannot take.
+cudaError_t launch_flash_attention(const FlashAttentionArgs& a, const FlashConfig& c, cudaStream_t stream);
+
+namespace detail {
+cudaError_t launch_flash_mma(const FlashAttentionArgs& a, int rows, cudaStream_t stream);
+}
+
+}  // namespace assay::kernels
