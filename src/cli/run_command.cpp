@@ -146,7 +146,13 @@ int run_repeated(RunFlags& f) {
     write_file_atomically(group_dir + "/sessions.md", report::sessions_markdown(summary));
     if (!f.quiet) std::cout << report::sessions_markdown(summary);
   }
-  std::cerr << sessions.size() << " of " << f.repeat << " sessions ran; sessions: " << group_dir << "\n";
+  // A session ended by a signal (128 + signal) kept what it finished: say so, as its cases are
+  // "interrupted" in its document and the summary's medians then rest on fewer sessions.
+  std::size_t interrupted = 0;
+  for (const auto& o : sessions) interrupted += o.exit_code >= 128;
+  std::cerr << sessions.size() << " of " << f.repeat << " sessions ran";
+  if (interrupted) std::cerr << " (" << interrupted << " interrupted before its end)";
+  std::cerr << "; sessions: " << group_dir << "\n";
   return runner::combined_exit_code(sessions);
 }
 }  // namespace
