@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One device call for the attention work (issue 27): SASS and register facts of the flash
 # kernels, the attention GPU tests, then the suite. Full logs under $OUT; a short table last.
-#   bench/scripts/attention_device.sh [tests] [alltests] [once] [protocol3] [FILTER=regex]
+#   bench/scripts/attention_device.sh [tests] [alltests] [once] [protocol3] [record] [FILTER=regex]
+# record: protocol3 against the newest cuDNN there, PyTorch's (ASSAY_CUDNN_LIBRARY_DIR), tagged
+# $TAG (default v6b), the group folder tarred (a call brings back a limited number of files).
 set -u
 OUT=${OUT:-/tmp/out}
 export PATH=/usr/local/cuda/bin:$PATH
@@ -36,6 +38,15 @@ for step in "$@"; do
       timeout 560 "$BIN/assay" run "$SUITE" "${filter[@]}" --out "$OUT/results" --no-history \
         > "$OUT/once.txt" 2>&1
       summary+=("attention-hopper once rc=$?")
+      ;;
+    record)
+      ASSAY_CUDNN_LIBRARY_DIR=$(python3 -c "import nvidia.cudnn as m; print(list(m.__path__)[0])")/lib
+      export ASSAY_CUDNN_LIBRARY_DIR
+      "$BIN/assay" list 2>&1 | grep -E "^  cudnn" > "$OUT/cudnn_used.txt"
+      timeout 585 "$BIN/assay" run "$SUITE" "${filter[@]}" --repeat 3 --tag "${TAG:-v6b}" --out "$OUT/record" \
+        --no-history > "$OUT/record.txt" 2>&1
+      summary+=("record rc=$? $(cat "$OUT/cudnn_used.txt")")
+      tar -C "$OUT/record" -cf "$OUT/record.tar" . && rm -rf "$OUT/record"
       ;;
     protocol3)
       timeout 590 "$BIN/assay" run "$SUITE" "${filter[@]}" --repeat 3 --out "$OUT/results" \
