@@ -47,7 +47,7 @@ Action add_tune_command(CLI::App& app) {
   app.add_option("--bench", f->t.bench, "the bench whose points are the shapes (needed when the suite has several)");
   app.add_option("--baseline", f->t.baseline, "the backend the variants must beat (default: the bench's baseline)");
   app.add_option("--variant", f->variants, "NAME=BACKEND[,VAR=value...]: a variant (repeatable)");
-  app.add_option("--variants-of", f->variants_of, "every pinned configuration of this backend (BACKEND@...) is a variant");
+  app.add_option("--variants-of", f->variants_of, "every pinned configuration of this backend (BACKEND@...) that implements the bench's workload is a variant");
   f->filter_opt = app.add_option("--filter", f->filter, "only the shapes whose case id matches this regex");
   app.add_option("--device", f->t.run.device, "CUDA device index, or 'cpu'")->capture_default_str();
   app.add_option("--out", f->t.run.out_dir, "folder for the tune report (JSON and Markdown)")->capture_default_str();
@@ -62,12 +62,19 @@ Action add_tune_command(CLI::App& app) {
     for (const auto& v : f->variants) f->t.variants.push_back(parse_variant(v));
     if (!f->variants_of.empty()) {
       for (const Backend* b : all_backends())
-        if (b->name().rfind(f->variants_of + "@", 0) == 0) f->t.variants.push_back({b->name(), b->name(), {}});
+        if (b->name().rfind(f->variants_of + "@", 0) == 0) f->t.variants.push_back({b->name(), b->name(), {}, true});
       if (f->t.variants.empty()) throw InputError("--variants-of '" + f->variants_of + "': no backend named " + f->variants_of + "@...");
     }
     install_interrupt_handlers();
     const auto out = runner::run_tune(f->t, [](const std::string& line) { std::cerr << line << "\n"; });
     std::cout << runner::tune_report_markdown(out) << "\nwrote " << out.json_path << " and " << out.markdown_path << "\n";
+    // Nothing could run here (as `assay run` with every case skipped): exit 2, not a result.
+    bool all_skipped = !out.result.variants.empty();
+    for (const auto& v : out.result.variants) all_skipped = all_skipped && v.dropped.rfind("not run here", 0) == 0;
+    if (all_skipped) {
+      std::cerr << "skipped: no variant can run here (" << out.result.variants.front().check_failure << ")\n";
+      return static_cast<int>(ExitCode::skipped);
+    }
     return 0;
   };
 }

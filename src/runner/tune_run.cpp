@@ -94,7 +94,6 @@ TuneRunOutcome run_tune(const TuneRunOptions& o, const std::function<void(const 
   out.suite = s.name;
   out.bench = bench->name;
   out.baseline = baseline;
-  out.variants = o.variants;
   std::vector<PlannedCase> shapes;
   for (const auto& pc : plan_cases(s, o.run.filter))
     if (pc.bench == bench && pc.backend == baseline) shapes.push_back(pc);
@@ -105,14 +104,25 @@ TuneRunOutcome run_tune(const TuneRunOptions& o, const std::function<void(const 
   for (const auto& v : o.variants) {
     const Backend* b = find_backend(v.backend);
     if (!b) throw InputError("--variant " + v.name + ": unknown backend '" + v.backend + "'");
+    bool implements = true;
     for (const auto& pc : shapes)
-      if (!b->supports(bench->workload, *parse_dtype(pc.point.dtype)))
+      if (!b->supports(bench->workload, *parse_dtype(pc.point.dtype))) {
+        if (v.from_family) {
+          implements = false;
+          break;
+        }
         throw InputError("--variant " + v.name + ": '" + v.backend + "' does not implement " + bench->workload + " in " +
                          pc.point.dtype);
+      }
+    if (!implements) continue;
     if (v.name == baseline || std::count(names.begin(), names.end(), v.name))
       throw InputError("--variant " + v.name + ": the name is taken (the baseline or another variant)");
     names.push_back(v.name);
+    out.variants.push_back(v);
   }
+  if (names.empty())
+    throw InputError("tune: none of the variants implements " + bench->workload + " in the dtypes of bench '" +
+                     bench->name + "'");
   for (const auto& pc : shapes) out.shapes.push_back(pc.id);
   RunnerEvaluator ev(o, shapes, progress);
   out.result = tune::search_variants(names, baseline, shapes.size(), ev, o.search);

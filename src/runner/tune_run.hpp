@@ -18,6 +18,10 @@ struct TuneVariant {
   std::string name;
   std::string backend;
   std::vector<std::string> env;  // NAME=value, for this variant's workers
+  // From --variants-of, a backend's whole family (assay@ holds GEMM and attention configurations):
+  // left out where it does not implement the bench's workload and dtypes, where a named --variant
+  // is an input error.
+  bool from_family = false;
 };
 
 struct TuneRunOptions {

@@ -109,7 +109,11 @@ TuneOutcome search_variants(const std::vector<std::string>& variants, const std:
     for (std::size_t s = 0; s < shapes && v.check_failure.empty(); ++s)
       if (const std::string why = evaluator.check(name, s); !why.empty())
         v.check_failure = fmt::format("shape {}: {}", s, why);
-    if (!v.check_failure.empty()) v.dropped = "failed its check (" + v.check_failure + ")";
+    // A check the evaluator skipped (its backend cannot run here: wrong GPU, library missing) is no
+    // failure of the variant; it is out all the same.
+    if (!v.check_failure.empty())
+      v.dropped = (v.check_failure.find(": skipped") != std::string::npos ? "not run here (" : "failed its check (") +
+                  v.check_failure + ")";
     else alive.push_back(out.variants.size());
     out.variants.push_back(std::move(v));
   }

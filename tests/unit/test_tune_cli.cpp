@@ -37,6 +37,19 @@ TEST(TuneCli, ChecksFirstAndWritesTheReport) {
   EXPECT_TRUE(fs::exists(fs::path(json[0]).replace_extension(".md")));
 }
 
+// --variants-of takes the family members that implement the bench's workload (assay@ holds GEMM
+// and attention configurations); where none can run (no GPU here) it is exit 2, as `assay run`.
+TEST(TuneCli, VariantsOfTakesTheBenchsWorkloadAndSkipsWhereNothingRuns) {
+  const fs::path d = assay::test::fresh_test_dir("tune-family");
+  const auto r = assay::test::run_assay("tune suites/attention-hopper.toml --bench mission --variants-of assay --device cpu "
+                                        "--out " + (d / "out").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(r.out.find("does not implement"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| `assay@flash_m64` | – | – |  | not run here (shape 0: skipped"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("wgmma_128x256"), std::string::npos) << "a GEMM configuration became an attention variant";
+  EXPECT_NE(r.out.find("skipped: no variant can run here"), std::string::npos) << r.out;
+}
+
 TEST(TuneCli, BadVariantsAreExitThree) {
   for (const std::string bad : {"--variant nonsense", "--variant x=no-such-backend", "--variant cpu=cpu",
                                 "--variant x=cpu,notasetting", "--bench nope --variant x=cpu"}) {
