@@ -15,10 +15,10 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,te
 summary=()
 filter=()
 
-# SASS: the flash kernels issue HMMA and use no local memory.
+# SASS: the flash kernels issue HGMMA (Hopper) or HMMA (mma.sync) and use no local memory.
 cuobjdump -sass "$BIN/assay" > "$OUT/assay.sass" 2>/dev/null
 flash_sass() { awk '/Function : .*flash_/{h=1} /Function : /&&!/flash_/{h=0} h' "$OUT/assay.sass"; }
-summary+=("sass flash: HMMA=$(flash_sass | grep -c HMMA) LDL/STL=$(flash_sass | grep -cE 'LDL|STL')")
+summary+=("sass flash: HGMMA=$(flash_sass | grep -c HGMMA) HMMA=$(flash_sass | grep -c 'HMMA\.') LDL/STL=$(flash_sass | grep -cE 'LDL|STL')")
 cuobjdump -res-usage "$BIN/assay" 2>/dev/null | grep -A1 flash_fwd > "$OUT/res_usage.txt"
 
 for step in "$@"; do

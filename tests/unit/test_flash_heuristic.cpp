@@ -1,0 +1,57 @@
+// The flash attention family's host side without a GPU: what it takes, the configuration the
+// shape heuristic picks, and the names a results document records.
+#include <gtest/gtest.h>
+
+#include "kernels/attention/attention_configs.hpp"
+#ifdef ASSAY_HAVE_CUDA
+#include "kernels/attention/flash_attention.hpp"
+#endif
+
+using namespace assay;
+
+TEST(FlashConfigs, PinnedNamesAreKnown) {
+  for (const char* c : {"wgmma_m64", "wgmma_m128", "flash_m64", "flash_m128", "reference"})
+    EXPECT_TRUE(kernels::is_attention_config(c)) << c;
+  EXPECT_FALSE(kernels::is_attention_config("wgmma_128x256"));  // a GEMM configuration
+  EXPECT_FALSE(kernels::is_attention_config("auto"));
+}
+
+#ifdef ASSAY_HAVE_CUDA
+namespace {
+kernels::FlashAttentionArgs shape(int heads, int s, int d) {
+  kernels::FlashAttentionArgs a;
+  a.heads = heads;
+  a.s = s;
+  a.d = d;
+  return a;
+}
+}  // namespace
+
+TEST(FlashHeuristic, TakesHalfTypesAndTwoHeadDims) {
+  EXPECT_EQ(kernels::flash_attention_unsupported(DType::f16, 8, 512, 64), "");
+  EXPECT_EQ(kernels::flash_attention_unsupported(DType::bf16, 1, 1, 128), "");
+  EXPECT_NE(kernels::flash_attention_unsupported(DType::f32, 8, 512, 64), "");
+  EXPECT_NE(kernels::flash_attention_unsupported(DType::f8e4m3, 8, 512, 64), "");
+  EXPECT_NE(kernels::flash_attention_unsupported(DType::f16, 8, 512, 96), "");
+  EXPECT_NE(kernels::flash_attention_unsupported(DType::f16, 65536, 512, 64), "");  // grid.y
+  EXPECT_NE(kernels::flash_attention_unsupported(DType::f16, 8, 0, 64), "");
+}
+
+TEST(FlashHeuristic, PicksByDeviceHeadDimAndGrid) {
+  // Not Hopper: the mma.sync family, 64 rows, at any shape.
+  EXPECT_FALSE(kernels::choose_flash_config(shape(512, 4096, 128), 108, false).wgmma);
+  EXPECT_EQ(kernels::choose_flash_config(shape(512, 4096, 128), 108, false).rows, 64);
+  // Hopper, d = 64: one consumer warp group, small grid or large.
+  EXPECT_EQ(kernels::choose_flash_config(shape(8, 512, 64), 132, true).rows, 64);
+  EXPECT_EQ(kernels::choose_flash_config(shape(768, 640, 64), 132, true).rows, 64);
+  // Hopper, d = 128: two once every SM gets a 128-row block (32·4 = 128 < 132; 32·5 = 160).
+  EXPECT_EQ(kernels::choose_flash_config(shape(32, 512, 128), 132, true).rows, 64);
+  EXPECT_EQ(kernels::choose_flash_config(shape(32, 640, 128), 132, true).rows, 128);
+  EXPECT_TRUE(kernels::choose_flash_config(shape(32, 640, 128), 132, true).wgmma);
+}
+
+TEST(FlashHeuristic, ConfigurationNamesSayFamilyTileAndHeadDim) {
+  EXPECT_EQ((kernels::FlashConfig{true, 128}.name(128)), "flash_wgmma_m128n128_d128");
+  EXPECT_EQ((kernels::FlashConfig{false, 64}.name(64)), "flash_mma_m64n64_d64");
+}
+#endif
