@@ -8,7 +8,7 @@ so the wrappers are generated rather than typed. Run from the repository root; c
              from shared memory MN-major (V is [key][d]: d, the N dimension, contiguous)."""
 import pathlib
 
-S_SHAPES = [128, 64]   # N of S: keys per K/V block
+S_SHAPES = [128]       # N of S: keys per K/V block (kBN in flash_hopper.cu)
 O_SHAPES = [128, 64]   # N of O: the head dimension
 
 def operands(first, count):

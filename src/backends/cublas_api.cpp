@@ -4,17 +4,10 @@
 
 #include <type_traits>
 
+#include "core/dynamic_library.hpp"
 #include "core/error.hpp"
 
 namespace assay::cublas {
-
-namespace {
-template <class T>
-void resolve(void* lib, T& fn, const char* name, const char* soname, std::string& error) {
-  fn = reinterpret_cast<T>(dlsym(lib, name));
-  if (!fn && error.empty()) error = std::string(soname) + " lacks " + name;
-}
-}  // namespace
 
 const Api& api() {
   static const Api a = [] {
@@ -25,13 +18,13 @@ const Api& api() {
       return r;
     }
     const char* so = "libcublas.so.13";
-    resolve(lib, r.create, "cublasCreate_v2", so, r.error);
-    resolve(lib, r.destroy, "cublasDestroy_v2", so, r.error);
-    resolve(lib, r.set_stream, "cublasSetStream_v2", so, r.error);
-    resolve(lib, r.set_math_mode, "cublasSetMathMode", so, r.error);
-    resolve(lib, r.get_property, "cublasGetProperty", so, r.error);
-    resolve(lib, r.gemm_ex, "cublasGemmEx", so, r.error);
-    resolve(lib, r.gemm_strided_batched_ex, "cublasGemmStridedBatchedEx", so, r.error);
+    resolve_symbol(lib, r.create, "cublasCreate_v2", so, r.error);
+    resolve_symbol(lib, r.destroy, "cublasDestroy_v2", so, r.error);
+    resolve_symbol(lib, r.set_stream, "cublasSetStream_v2", so, r.error);
+    resolve_symbol(lib, r.set_math_mode, "cublasSetMathMode", so, r.error);
+    resolve_symbol(lib, r.get_property, "cublasGetProperty", so, r.error);
+    resolve_symbol(lib, r.gemm_ex, "cublasGemmEx", so, r.error);
+    resolve_symbol(lib, r.gemm_strided_batched_ex, "cublasGemmStridedBatchedEx", so, r.error);
     return r;
   }();
   return a;
@@ -46,19 +39,19 @@ const LtApi& lt_api() {
       return r;
     }
     const char* so = "libcublasLt.so.13";
-    resolve(lib, r.create, "cublasLtCreate", so, r.error);
-    resolve(lib, r.destroy, "cublasLtDestroy", so, r.error);
-    resolve(lib, r.desc_create, "cublasLtMatmulDescCreate", so, r.error);
-    resolve(lib, r.desc_destroy, "cublasLtMatmulDescDestroy", so, r.error);
-    resolve(lib, r.desc_set, "cublasLtMatmulDescSetAttribute", so, r.error);
-    resolve(lib, r.layout_create, "cublasLtMatrixLayoutCreate", so, r.error);
-    resolve(lib, r.layout_destroy, "cublasLtMatrixLayoutDestroy", so, r.error);
-    resolve(lib, r.pref_create, "cublasLtMatmulPreferenceCreate", so, r.error);
-    resolve(lib, r.pref_destroy, "cublasLtMatmulPreferenceDestroy", so, r.error);
-    resolve(lib, r.pref_set, "cublasLtMatmulPreferenceSetAttribute", so, r.error);
-    resolve(lib, r.heuristic, "cublasLtMatmulAlgoGetHeuristic", so, r.error);
-    resolve(lib, r.matmul, "cublasLtMatmul", so, r.error);
-    resolve(lib, r.version, "cublasLtGetVersion", so, r.error);
+    resolve_symbol(lib, r.create, "cublasLtCreate", so, r.error);
+    resolve_symbol(lib, r.destroy, "cublasLtDestroy", so, r.error);
+    resolve_symbol(lib, r.desc_create, "cublasLtMatmulDescCreate", so, r.error);
+    resolve_symbol(lib, r.desc_destroy, "cublasLtMatmulDescDestroy", so, r.error);
+    resolve_symbol(lib, r.desc_set, "cublasLtMatmulDescSetAttribute", so, r.error);
+    resolve_symbol(lib, r.layout_create, "cublasLtMatrixLayoutCreate", so, r.error);
+    resolve_symbol(lib, r.layout_destroy, "cublasLtMatrixLayoutDestroy", so, r.error);
+    resolve_symbol(lib, r.pref_create, "cublasLtMatmulPreferenceCreate", so, r.error);
+    resolve_symbol(lib, r.pref_destroy, "cublasLtMatmulPreferenceDestroy", so, r.error);
+    resolve_symbol(lib, r.pref_set, "cublasLtMatmulPreferenceSetAttribute", so, r.error);
+    resolve_symbol(lib, r.heuristic, "cublasLtMatmulAlgoGetHeuristic", so, r.error);
+    resolve_symbol(lib, r.matmul, "cublasLtMatmul", so, r.error);
+    resolve_symbol(lib, r.version, "cublasLtGetVersion", so, r.error);
     return r;
   }();
   return a;

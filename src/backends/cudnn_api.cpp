@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "backends/subprocess.hpp"
+#include "core/dynamic_library.hpp"
 #include "core/error.hpp"
 
 namespace assay::cudnn {
@@ -78,27 +79,21 @@ std::string python_package_dir(const Search& s, std::string& why) {
   return {};
 }
 
-template <class T>
-void resolve(void* lib, T& fn, const char* name, const std::string& file, std::string& error) {
-  fn = reinterpret_cast<T>(dlsym(lib, name));
-  if (!fn && error.empty()) error = file + " lacks " + name;
-}
-
 void resolve_all(void* lib, Api& a) {
   const std::string& f = a.loaded_from;
-  resolve(lib, a.get_version, "cudnnGetVersion", f, a.error);
-  resolve(lib, a.get_cudart_version, "cudnnGetCudartVersion", f, a.error);
-  resolve(lib, a.error_string, "cudnnGetErrorString", f, a.error);
-  resolve(lib, a.last_error_string, "cudnnGetLastErrorString", f, a.error);
-  resolve(lib, a.create, "cudnnCreate", f, a.error);
-  resolve(lib, a.destroy, "cudnnDestroy", f, a.error);
-  resolve(lib, a.set_stream, "cudnnSetStream", f, a.error);
-  resolve(lib, a.create_descriptor, "cudnnBackendCreateDescriptor", f, a.error);
-  resolve(lib, a.destroy_descriptor, "cudnnBackendDestroyDescriptor", f, a.error);
-  resolve(lib, a.set_attribute, "cudnnBackendSetAttribute", f, a.error);
-  resolve(lib, a.get_attribute, "cudnnBackendGetAttribute", f, a.error);
-  resolve(lib, a.finalize, "cudnnBackendFinalize", f, a.error);
-  resolve(lib, a.execute, "cudnnBackendExecute", f, a.error);
+  resolve_symbol(lib, a.get_version, "cudnnGetVersion", f, a.error);
+  resolve_symbol(lib, a.get_cudart_version, "cudnnGetCudartVersion", f, a.error);
+  resolve_symbol(lib, a.error_string, "cudnnGetErrorString", f, a.error);
+  resolve_symbol(lib, a.last_error_string, "cudnnGetLastErrorString", f, a.error);
+  resolve_symbol(lib, a.create, "cudnnCreate", f, a.error);
+  resolve_symbol(lib, a.destroy, "cudnnDestroy", f, a.error);
+  resolve_symbol(lib, a.set_stream, "cudnnSetStream", f, a.error);
+  resolve_symbol(lib, a.create_descriptor, "cudnnBackendCreateDescriptor", f, a.error);
+  resolve_symbol(lib, a.destroy_descriptor, "cudnnBackendDestroyDescriptor", f, a.error);
+  resolve_symbol(lib, a.set_attribute, "cudnnBackendSetAttribute", f, a.error);
+  resolve_symbol(lib, a.get_attribute, "cudnnBackendGetAttribute", f, a.error);
+  resolve_symbol(lib, a.finalize, "cudnnBackendFinalize", f, a.error);
+  resolve_symbol(lib, a.execute, "cudnnBackendExecute", f, a.error);
   if (!a.error.empty()) return;
   a.version = a.get_version();
   a.cudart_version = a.get_cudart_version();

@@ -1,5 +1,6 @@
 #pragma once
 // Runs the built assay binary for end-to-end tests: exit code and output, fresh folders.
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "measure/executor.hpp"
@@ -81,6 +83,25 @@ inline CliResult run_assay_in(const fs::path& cwd, const std::vector<std::string
   waitpid(pid, &status, 0);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// Starts `bin` with these arguments in the background, output discarded, with `env` (NAME, value)
+// set in the child only; returns its pid for the test to signal and reap.
+inline pid_t spawn_quiet(const std::string& bin, const std::vector<std::string>& args,
+                         const std::vector<std::pair<std::string, std::string>>& env = {}) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int null_fd = ::open("/dev/null", O_WRONLY);
+    dup2(null_fd, 1);
+    dup2(null_fd, 2);
+    for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
+    std::vector<char*> argv{const_cast<char*>(bin.c_str())};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(bin.c_str(), argv.data());
+    _exit(127);
+  }
+  return pid;
 }
 
 struct MarkedProcess {

@@ -128,18 +128,7 @@ k = 32
 )");
   auto args = ab_args(d / "out", "");
   args[1] = (d / "slow.toml").string();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int null_fd = ::open("/dev/null", O_WRONLY);
-    dup2(null_fd, 1);
-    dup2(null_fd, 2);
-    const std::string bin = assay::test::assay_bin();
-    std::vector<char*> argv{const_cast<char*>(bin.c_str())};
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(bin.c_str(), argv.data());
-    _exit(127);
-  }
+  const pid_t pid = assay::test::spawn_quiet(assay::test::assay_bin(), args);
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   ::kill(pid, SIGINT);
   int status = 0;

@@ -57,19 +57,11 @@ TEST(FaultInjection, KillingAnyProcessOfARunLosesNothingAndLeavesNothing) {
     const double delay_s = std::uniform_real_distribution<double>(0.0, 0.8)(rng);
     const std::string mark = "assay-fault-" + std::to_string(getpid()) + "-" + std::to_string(trial);
     const fs::path out = dir / ("out-" + std::to_string(trial));
-    const pid_t pid = fork();
-    if (pid == 0) {
-      const int null_fd = ::open("/dev/null", O_WRONLY);
-      dup2(null_fd, 1);
-      dup2(null_fd, 2);
-      setenv("ASSAY_FAULT_MARK", mark.c_str(), 1);
-      const std::string adapter = "python3 " + source_dir() + "/tests/adapters/fake_adapter.py slow";
-      setenv("TVM_BENCH_CMD", adapter.c_str(), 1);
-      const std::string bin = assay_bin(), suite = (dir / "faults.toml").string(), out_s = out.string();
-      execl(bin.c_str(), bin.c_str(), "run", suite.c_str(), "--device", "cpu", "--history", history.c_str(), "--out",
-            out_s.c_str(), "--quiet", static_cast<char*>(nullptr));
-      _exit(127);
-    }
+    const std::string adapter = "python3 " + source_dir() + "/tests/adapters/fake_adapter.py slow";
+    const pid_t pid = spawn_quiet(assay_bin(),
+                                  {"run", (dir / "faults.toml").string(), "--device", "cpu", "--history", history,
+                                   "--out", out.string(), "--quiet"},
+                                  {{"ASSAY_FAULT_MARK", mark}, {"TVM_BENCH_CMD", adapter}});
     std::this_thread::sleep_for(std::chrono::duration<double>(delay_s));
     pid_t victim = pid;
     int sig = SIGKILL;

@@ -245,18 +245,10 @@ m = [8, 16]
 n = 8
 k = 8
 )");
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int null_fd = ::open("/dev/null", O_WRONLY);
-    dup2(null_fd, 1);
-    dup2(null_fd, 2);
-    setenv("ASSAY_TEST_BACKENDS", "1", 1);
-    setenv("ASSAY_TEST_MARK", mark.c_str(), 1);
-    const std::string bin = assay_testbed_bin(), suite = (dir / "hang.toml").string(), out = (dir / "out").string();
-    execl(bin.c_str(), bin.c_str(), "run", suite.c_str(), "--device", "cpu", "--no-history", "--out", out.c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  const pid_t pid = spawn_quiet(assay_testbed_bin(),
+                                {"run", (dir / "hang.toml").string(), "--device", "cpu", "--no-history", "--out",
+                                 (dir / "out").string()},
+                                {{"ASSAY_TEST_BACKENDS", "1"}, {"ASSAY_TEST_MARK", mark}});
   // Up to 10 s for the first case to be in the results file and the hanging case's worker to run.
   for (int i = 0; i < 500; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
