@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -109,25 +111,48 @@ struct MarkedProcess {
   std::string cmdline;  // arguments joined by spaces
 };
 
+// The whole of a /proc file, or nothing when the process went away meanwhile: a read of a
+// vanished process fails with ESRCH, which std::ifstream turns into an exception.
+inline std::optional<std::string> read_proc_file(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string text;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ::close(fd);
+      return std::nullopt;
+    }
+    text.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
 // The live processes (zombies excluded) whose environment holds `mark`: what a run that was
 // started with the mark in its environment left behind (its workers and adapters inherit it).
+// A process that ends while it is read is not live, and is left out.
 inline std::vector<MarkedProcess> processes_marked(const std::string& mark) {
   std::vector<MarkedProcess> found;
-  for (const auto& e : fs::directory_iterator("/proc")) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
     const std::string name = e.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream env(e.path() / "environ", std::ios::binary);
-    const std::string text{std::istreambuf_iterator<char>(env), std::istreambuf_iterator<char>()};
-    if (text.find(mark) == std::string::npos) continue;
-    std::ifstream stat(e.path() / "stat");
-    std::string self, comm, state;
-    stat >> self >> comm >> state;
-    if (state == "Z") continue;
-    std::ifstream cmd(e.path() / "cmdline", std::ios::binary);
-    std::string line{std::istreambuf_iterator<char>(cmd), std::istreambuf_iterator<char>()};
-    for (char& c : line)
+    const auto env = read_proc_file(e.path() / "environ");
+    if (!env || env->find(mark) == std::string::npos) continue;
+    const auto stat = read_proc_file(e.path() / "stat");
+    if (!stat) continue;
+    // The state follows the parenthesised command name, which may itself hold spaces.
+    const size_t close = stat->rfind(')');
+    if (close == std::string::npos || close + 2 >= stat->size() || (*stat)[close + 2] == 'Z') continue;
+    auto line = read_proc_file(e.path() / "cmdline");
+    if (!line) continue;
+    for (char& c : *line)
       if (c == '\0') c = ' ';
-    found.push_back({std::stoi(name), line});
+    found.push_back({std::stoi(name), *line});
   }
   return found;
 }
