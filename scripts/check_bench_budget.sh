@@ -3,7 +3,7 @@
 #   bench/ on disk, every file and folder under it, nothing excluded:  3072 KiB (3 MiB)
 #   the whole tracked tree (`git ls-files`, staged state):              6000 KiB (~6 MB)
 # Both on disk, in blocks: a file costs at least one 4 KiB block, so many tiny files (test inputs)
-# are packed into one (tests/hostile/suites.tar).
+# are packed into one (tests/hostile/suites.tar.xz).
 # and no source forks under bench/ (files ending .cu .cuh .cpp .hpp .h .c .cc .patch .diff):
 # kernels live in src/, experiments and their patches in git history (bench/ARCHIVE.md).
 # Exit 0 with one summary line when all hold; exit 1 with one line per violation otherwise.

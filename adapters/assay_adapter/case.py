@@ -81,3 +81,28 @@ def package_versions(names):
         except Exception:
             out[n] = "absent"
     return out
+
+
+def fresh_input_specs(case):
+    """The case's "fresh_inputs" (purpose "measure" only): other values of the same input
+    tensors, in the form of "inputs", for the untimed call after the timed loop whose output is
+    the one written (so that a callable that caches its result between calls is caught by the
+    recheck against the fresh inputs' oracle). [] when absent, empty or purpose is "check".
+    Each must name an input of the case and have its dtype and shape; ValueError otherwise."""
+    fresh = case.get("fresh_inputs")
+    if not fresh or case.get("purpose", "measure") != "measure":
+        return []
+    if not isinstance(fresh, list):
+        raise ValueError("field 'fresh_inputs' must be a list of tensor files like 'inputs'")
+    seen = set()
+    for spec in fresh:
+        if not isinstance(spec, dict) or not {"name", "path", "dtype", "shape"} <= set(spec):
+            raise ValueError("each of 'fresh_inputs' needs name, path, dtype and shape: %r" % (spec,))
+        orig = input_spec(case, spec["name"])
+        if spec["dtype"] != orig["dtype"] or [int(x) for x in spec["shape"]] != [int(x) for x in orig["shape"]]:
+            raise ValueError("fresh input %s is %s %s, the input is %s %s" % (
+                spec["name"], spec["dtype"], list(spec["shape"]), orig["dtype"], list(orig["shape"])))
+        if spec["name"] in seen:
+            raise ValueError("fresh input %s is given twice" % spec["name"])
+        seen.add(spec["name"])
+    return fresh

@@ -59,8 +59,10 @@ def error_reply(message):
     return {"status": "error", "message": one_line(message) or "error"}
 
 
-def ok_reply(case, mode, samples_ms, out_flops=None, peak_memory_bytes=0, versions=None):
-    """An ok reply. samples_ms empty for purpose "check" (no summary, empty throughput)."""
+def ok_reply(case, mode, samples_ms, out_flops=None, peak_memory_bytes=0, versions=None, fresh_inputs=False):
+    """An ok reply. samples_ms empty for purpose "check" (no summary, empty throughput).
+    `fresh_inputs`: the output written is that of an untimed call on the case's
+    "fresh_inputs" (adds "fresh_inputs": true)."""
     samples = [float(x) for x in samples_ms]
     reply = {
         "status": "ok",
@@ -70,6 +72,8 @@ def ok_reply(case, mode, samples_ms, out_flops=None, peak_memory_bytes=0, versio
         "peak_memory_bytes": float(peak_memory_bytes or 0),
         "versions": {k: str(v) for k, v in (versions or {}).items()},
     }
+    if fresh_inputs:
+        reply["fresh_inputs"] = True
     if samples:
         summ = summary_ms(samples)
         reply["summary_ms"] = summ

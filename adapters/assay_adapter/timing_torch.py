@@ -4,7 +4,7 @@ inputs, output, precision policy, versions. torch is imported inside the functio
 import sys
 import time
 
-from .case import package_versions, read_numpy, write_bytes
+from .case import fresh_input_specs, package_versions, read_numpy, write_bytes
 from .errors import Unavailable, error_message, one_line
 from .stopping import measure_loop
 
@@ -17,11 +17,14 @@ def import_torch():
     return torch
 
 
-def torch_device(case):
-    """The CUDA device of the case, made current; Unavailable on "cpu" or without CUDA."""
+def torch_device(case, allow_cpu=False):
+    """The CUDA device of the case, made current; Unavailable without CUDA. Device "cpu" is
+    torch.device("cpu") when `allow_cpu`, Unavailable otherwise."""
     torch = import_torch()
     dev = str(case["device"])
     if dev == "cpu":
+        if allow_cpu:
+            return torch.device("cpu")
         raise Unavailable("this adapter runs on CUDA devices only (device is cpu)")
     if not torch.cuda.is_available():
         raise Unavailable("torch.cuda.is_available() is false (torch %s, built for CUDA %s)" % (torch.__version__, torch.version.cuda))
@@ -40,17 +43,53 @@ def torch_dtype(torch, name):
     return {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[name]
 
 
+def _read_torch(spec, device):
+    torch = import_torch()
+    a = read_numpy(spec)
+    t = torch.from_numpy(a.view("int16") if spec["dtype"] == "bf16" else a)
+    if spec["dtype"] == "bf16":
+        t = t.view(torch.bfloat16)
+    return t.to(device).contiguous()
+
+
 def load_torch_inputs(case, device):
     """{name: tensor on device} for every input of the case, in the file's dtype."""
+    return {spec["name"]: _read_torch(spec, device) for spec in case["inputs"]}
+
+
+def torch_sync(device):
+    """Waits for the device (a no-op on the CPU)."""
     torch = import_torch()
-    out = {}
-    for spec in case["inputs"]:
-        a = read_numpy(spec)
-        t = torch.from_numpy(a.view("int16") if spec["dtype"] == "bf16" else a)
-        if spec["dtype"] == "bf16":
-            t = t.view(torch.bfloat16)
-        out[spec["name"]] = t.to(device).contiguous()
-    return out
+    if getattr(device, "type", "cuda") == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def load_fresh_into(case, inputs):
+    """Copies the case's "fresh_inputs" (see case.fresh_input_specs) INTO the tensors of
+    `inputs` ({name: tensor}, as load_torch_inputs gave) in place, so their addresses stay (a
+    compiled function or a CUDA graph that holds them keeps working). Returns the names
+    copied; [] when the case has no fresh inputs."""
+    names = []
+    for spec in fresh_input_specs(case):
+        dst = inputs[spec["name"]]
+        with import_torch().no_grad():
+            dst.copy_(_read_torch(spec, dst.device))
+        names.append(spec["name"])
+    return names
+
+
+def torch_fresh_call(call, case, inputs, device, before_call=None):
+    """After the timed loop: when the case has "fresh_inputs", copies them into `inputs` in
+    place and makes one more (untimed) call; returns (its output, True). (None, False) when the
+    case has none."""
+    if not load_fresh_into(case, inputs):
+        return None, False
+    torch_sync(device)
+    if before_call:
+        before_call()
+    out = call()
+    torch_sync(device)
+    return out, True
 
 
 def write_torch_output(case, tensor):
@@ -67,8 +106,10 @@ def write_torch_output(case, tensor):
     write_bytes(case, t.numpy().tobytes())
 
 
-def apply_torch_precision(case):
-    """The run's precision policy (case["precision"]); returns the settings for "versions"."""
+def apply_torch_precision(case, cpu=False):
+    """The run's precision policy (case["precision"]); returns the settings for "versions".
+    `cpu`: the case runs on the CPU, where the CUDA matmul settings do not apply, so one this
+    torch does not have is reported (versions["torch.precision_not_applied"]), not an error."""
     import warnings
 
     torch = import_torch()
@@ -101,9 +142,12 @@ def apply_torch_precision(case):
         setting("allow_bf16_reduced_precision_reduction",
                 lambda: setattr(torch.backends.cuda.matmul, "allow_bf16_reduced_precision_reduction", reduced))
         setting("float32_matmul_precision", lambda: torch.set_float32_matmul_precision("high" if tf32 else "highest"))
-    if problems:
+    if problems and not cpu:
         raise RuntimeError("cannot apply the precision policy: " + "; ".join(problems))
-    return torch_precision_report()
+    rep = torch_precision_report()
+    if problems:
+        rep["torch.precision_not_applied"] = "; ".join(problems)
+    return rep
 
 
 def torch_precision_report():
@@ -123,8 +167,12 @@ def torch_precision_report():
             ("torch.float32_matmul_precision", torch.get_float32_matmul_precision),
             ("torch.matmul.fp32_precision", lambda: torch.backends.cuda.matmul.fp32_precision),
         ):
-            if key == "torch.matmul.fp32_precision" and not hasattr(torch.backends.cuda.matmul, "fp32_precision"):
-                continue
+            if key == "torch.matmul.fp32_precision":
+                try:  # older torch's matmul settings raise AssertionError on unknown names
+                    if not hasattr(torch.backends.cuda.matmul, "fp32_precision"):
+                        continue
+                except Exception:
+                    continue
             try:
                 rep[key] = str(get())
             except Exception as e:
@@ -141,7 +189,14 @@ def torch_versions(device):
         v["cudnn"] = str(torch.backends.cudnn.version())
     except Exception:
         pass
-    v["gpu"] = torch.cuda.get_device_name(device)
+    if getattr(device, "type", "cuda") == "cpu":
+        import platform
+
+        v["device"] = "cpu"
+        v["cpu"] = platform.processor() or platform.machine()
+        v["torch.num_threads"] = str(torch.get_num_threads())
+    else:
+        v["gpu"] = torch.cuda.get_device_name(device)
     v["python"] = sys.version.split()[0]
     return v
 
@@ -188,8 +243,10 @@ def l2_flush_bytes(torch, device):
 
 
 def torch_check_call(fn, device):
-    """purpose "check": one call; returns (output, peak_memory_bytes)."""
+    """purpose "check": one call; returns (output, peak_memory_bytes); 0 bytes on the CPU."""
     torch = import_torch()
+    if getattr(device, "type", "cuda") == "cpu":
+        return fn(), 0
     torch.cuda.synchronize(device)
     torch.cuda.reset_peak_memory_stats(device)
     out = fn()

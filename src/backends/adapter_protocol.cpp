@@ -15,8 +15,10 @@ std::string case_json(const CaseRequest& r) {
   };
   json inputs = json::array();
   for (const auto& t : r.inputs) inputs.push_back(tensor(t));
+  json fresh = json::array();
+  for (const auto& t : r.fresh_inputs) fresh.push_back(tensor(t));
   const auto& m = r.measure;
-  const json j = {
+  json j = {
       {"protocol", kProtocol},
       {"backend", r.backend},
       {"variant", r.variant},
@@ -36,6 +38,7 @@ std::string case_json(const CaseRequest& r) {
       {"inputs", inputs},
       {"output", tensor(r.output)},
   };
+  if (!r.fresh_inputs.empty()) j["fresh_inputs"] = fresh;
   return j.dump() + "\n";
 }
 
@@ -125,6 +128,10 @@ Reply parse_reply(const std::string& text, const std::string& purpose) {
   const auto peak = j.find("peak_memory_bytes");
   if (peak == j.end() || !peak->is_number()) bad("field 'peak_memory_bytes' missing or not a number");
   r.peak_memory_bytes = peak->get<double>();
+  if (const auto fresh = j.find("fresh_inputs"); fresh != j.end()) {
+    if (!fresh->is_boolean()) bad("field 'fresh_inputs' must be true or false");
+    r.fresh_inputs = fresh->get<bool>();
+  }
   if (purpose == "measure") {
     if (r.samples_ms.empty()) bad("field 'samples_ms' is empty; a measuring call must return samples");
     r.summary_ms = numbers("summary_ms");

@@ -35,6 +35,9 @@ struct CaseRequest {
   MeasureRequest measure;
   std::vector<TensorFile> inputs;
   TensorFile output;
+  // Measure calls with a recheck: other values of the inputs. The adapter copies them into its
+  // input tensors after the timed calls, calls once more and writes that output (docs/adapters.md).
+  std::vector<TensorFile> fresh_inputs;
 };
 
 std::string case_json(const CaseRequest& req);
@@ -48,6 +51,7 @@ struct Reply {
   std::map<std::string, double> throughput;
   double peak_memory_bytes = 0;
   std::map<std::string, std::string> versions;
+  bool fresh_inputs = false;  // the output written is that of a call on the fresh inputs
 };
 
 // Parses what the adapter printed. Throws InternalError with the reason (not JSON, several

@@ -29,6 +29,9 @@ class Instance {
   // Keeps `sets` copies of the inputs and rotates through them on each call, so that
   // back-to-back calls do not find their inputs in L2. Returns the number in use.
   virtual unsigned rotate_inputs(unsigned sets) { (void)sets; return 1; }
+  // Puts other values of the inputs (same shapes and dtypes) where the current ones are, in
+  // every rotated set, for the recheck; false when this instance cannot (then it keeps its own).
+  virtual bool replace_inputs(const std::vector<HostTensor>& inputs) { (void)inputs; return false; }
 };
 
 class Backend {
@@ -47,7 +50,11 @@ class Backend {
                                                 const std::vector<HostTensor>& inputs) const = 0;
 };
 
+// Also makes `py:MODULE:FUNCTION` backends (a user's Python callable) on demand.
 const Backend* find_backend(const std::string& name);
+bool is_python_callable_name(const std::string& name);  // starts with "py:"
+// Empty when `name` is a well-formed py:MODULE:FUNCTION; otherwise what is wrong with it.
+std::string python_callable_name_error(const std::string& name);
 // The backends built into this binary, then those a program added (add_backends).
 std::vector<const Backend*> all_backends();
 std::vector<const Backend*> built_backends();

@@ -47,6 +47,12 @@ class CpuGemmInstance final : public Instance {
   }
   void poison_output() override { std::memset(out_.data.data(), 0xff, out_.data.size()); }
   HostTensor read_output() override { return out_; }
+  bool replace_inputs(const std::vector<HostTensor>& inputs) override {
+    a_ = to_floats(inputs.at(0));
+    b_ = p_.b_k_by_n(inputs);
+    scale_ = static_cast<float>(p_.scale(inputs));
+    return true;
+  }
 
  private:
   GemmProblem p_;

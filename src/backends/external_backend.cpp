@@ -14,7 +14,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The adapters folder: $ASSAY_ADAPTERS_DIR, else ./adapters, else next to the binary's tree.
+// The adapters folder: $ASSAY_ADAPTERS_DIR, else ./adapters, else next to the binary's tree
+// (a source tree's adapters/, or an installed prefix's share/assay/adapters).
 std::string adapters_dir() {
   if (const char* env = std::getenv("ASSAY_ADAPTERS_DIR"); env && *env) return env;
   std::vector<fs::path> candidates = {fs::current_path() / "adapters"};
@@ -22,7 +23,7 @@ std::string adapters_dir() {
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec)
     for (fs::path p = exe.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
-      candidates.push_back(p / "adapters");
+      for (const char* sub : {"adapters", "share/assay/adapters"}) candidates.push_back(p / sub);
   for (const auto& c : candidates)
     if (fs::is_directory(c)) return c.string();
   return {};
@@ -104,7 +105,7 @@ std::unique_ptr<Instance> ExternalBackend::instantiate(const Problem&, const std
 ExternalBackend::Result ExternalBackend::run(const Problem& problem, const std::vector<HostTensor>& inputs,
                                              const std::string& purpose, const std::string& device,
                                              const adapter::MeasureRequest& measure, double timeout_s,
-                                             std::uint64_t seed) const {
+                                             std::uint64_t seed, const std::vector<HostTensor>* fresh_inputs) const {
   const std::vector<std::string> argv = command();
   TempDir dir;
   adapter::CaseRequest req;
@@ -123,6 +124,12 @@ ExternalBackend::Result ExternalBackend::run(const Problem& problem, const std::
     write_bytes(p, inputs[i].data.data(), inputs[i].bytes());
     req.inputs.push_back(tensor_file(names[i], p, inputs[i]));
   }
+  if (fresh_inputs)
+    for (std::size_t i = 0; i < fresh_inputs->size(); ++i) {
+      const fs::path p = dir.path() / (names.at(i) + ".fresh.bin");
+      write_bytes(p, (*fresh_inputs)[i].data.data(), (*fresh_inputs)[i].bytes());
+      req.fresh_inputs.push_back(tensor_file(names[i], p, (*fresh_inputs)[i]));
+    }
   // The output file starts poisoned (all bits set: NaN in every float dtype), so an adapter
   // that does not write it fails the check.
   HostTensor out = problem.output_like();

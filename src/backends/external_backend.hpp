@@ -38,7 +38,7 @@ class ExternalBackend final : public Backend {
   // every other failure.
   Result run(const Problem& problem, const std::vector<HostTensor>& inputs, const std::string& purpose,
              const std::string& device, const adapter::MeasureRequest& measure, double timeout_s,
-             std::uint64_t seed) const;
+             std::uint64_t seed, const std::vector<HostTensor>* fresh_inputs = nullptr) const;
 
   std::vector<std::string> command() const;  // resolved; throws SkipError when there is none
   const std::string& variant() const { return spec_.variant; }

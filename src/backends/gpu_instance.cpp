@@ -59,6 +59,17 @@ HostTensor GpuInstance::read_output() {
   return out;
 }
 
+bool GpuInstance::replace_inputs(const std::vector<HostTensor>& inputs) {
+  if (inputs.size() != input_bytes_.size()) return false;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].bytes() != input_bytes_[i]) return false;
+  ASSAY_CUDA(cudaDeviceSynchronize());
+  for (const auto& set : sets_)
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      ASSAY_CUDA(cudaMemcpy(const_cast<void*>(set[i]), inputs[i].data.data(), input_bytes_[i], cudaMemcpyHostToDevice));
+  return true;
+}
+
 unsigned GpuInstance::rotate_inputs(unsigned sets) {
   ASSAY_CUDA(cudaDeviceSynchronize());
   while (sets_.size() < sets) {

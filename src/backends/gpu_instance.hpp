@@ -17,6 +17,7 @@ class GpuInstance : public Instance {
   void poison_output() final;
   HostTensor read_output() final;
   unsigned rotate_inputs(unsigned sets) final;
+  bool replace_inputs(const std::vector<HostTensor>& inputs) final;
 
  protected:
   // One call on `stream` with the current input set (in make_inputs order) and the output.

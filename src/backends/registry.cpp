@@ -1,3 +1,8 @@
+#include <map>
+#include <memory>
+#include <mutex>
+#include <regex>
+
 #include "backends/cpu_gemm.hpp"
 #include "backends/external_backend.hpp"
 #ifdef ASSAY_HAVE_CUDA
@@ -88,9 +93,44 @@ std::vector<const Backend*> built_backends() {
 #endif
 }
 
+bool is_python_callable_name(const std::string& name) { return name.rfind("py:", 0) == 0; }
+
+std::string python_callable_name_error(const std::string& name) {
+  // Dotted Python identifiers: the module as `import` takes it, the attribute path in it.
+  static const std::regex dotted(R"([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)");
+  const std::string rest = name.substr(3);
+  const auto colon = rest.find(':');
+  if (colon == std::string::npos || rest.find(':', colon + 1) != std::string::npos)
+    return "a Python callable backend is py:MODULE:FUNCTION (e.g. py:my_pkg.kernels:sdpa)";
+  if (!std::regex_match(rest.substr(0, colon), dotted)) return "'" + rest.substr(0, colon) + "' is not a module name";
+  if (!std::regex_match(rest.substr(colon + 1), dotted))
+    return "'" + rest.substr(colon + 1) + "' is not a function name";
+  return {};
+}
+
+namespace {
+// A `py:MODULE:FUNCTION` backend: the torch adapter calls the user's function (docs/your-kernel.md).
+// Made on first use and kept for the process, one per name.
+const Backend* python_callable_backend(const std::string& name) {
+  if (!python_callable_name_error(name).empty()) return nullptr;
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<ExternalBackend>> made;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto& b = made[name];
+  if (!b) {
+    const std::string callable = name.substr(3);
+    b = std::make_unique<ExternalBackend>(ExternalBackendSpec{
+        name, "Python callable " + callable + " (torch tensors, through adapters/torch_adapter.py)", "TORCH_BENCH_CMD",
+        name, {"python3", "@adapters/torch_adapter.py"}, {"gemm", "mlp", "attention"}});
+  }
+  return b.get();
+}
+}  // namespace
+
 const Backend* find_backend(const std::string& name) {
   for (const Backend* b : all_backends())
     if (b->name() == name) return b;
+  if (is_python_callable_name(name)) return python_callable_backend(name);
   return nullptr;
 }
 

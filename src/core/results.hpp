@@ -73,6 +73,13 @@ struct CheckRecord {
   double max_abs = 0, max_rel = 0, rel_l2 = 0;
   std::uint64_t fails = 0, checked = 0, nan_count = 0;
   std::string first_failure;  // index, value and reference of the first failing element
+  // The check: how many calls were checked (each into a poisoned output) and whether their
+  // outputs were bitwise equal (a kernel with atomics may legitimately differ in low bits).
+  std::uint64_t calls = 1;
+  std::optional<bool> bitwise_repeatable;
+  // The recheck: "fresh" (a call on inputs of another seed, `seed`, put where the timed inputs
+  // were), "timed" (a call on the timed inputs), empty in documents that predate the field.
+  std::string inputs;
 };
 
 struct MeasurementRecord {

@@ -54,11 +54,15 @@ json summary_json(const stats::Summary& s) {
 }
 
 json check_json(const CheckRecord& c) {
-  return {{"passed", c.passed}, {"oracle", c.oracle},   {"shape", c.shape},
-          {"seed", c.seed},     {"atol", c.atol},       {"rtol", c.rtol},
-          {"max_abs", c.max_abs}, {"max_rel", c.max_rel}, {"rel_l2", c.rel_l2},
-          {"fails", c.fails},   {"checked", c.checked}, {"nan_count", c.nan_count},
-          {"first_failure", c.first_failure}};
+  json j = {{"passed", c.passed}, {"oracle", c.oracle},   {"shape", c.shape},
+            {"seed", c.seed},     {"atol", c.atol},       {"rtol", c.rtol},
+            {"max_abs", c.max_abs}, {"max_rel", c.max_rel}, {"rel_l2", c.rel_l2},
+            {"fails", c.fails},   {"checked", c.checked}, {"nan_count", c.nan_count},
+            {"first_failure", c.first_failure}};
+  if (c.calls != 1) j["calls"] = c.calls;
+  if (c.bitwise_repeatable) j["bitwise_repeatable"] = *c.bitwise_repeatable;
+  if (!c.inputs.empty()) j["inputs"] = c.inputs;
+  return j;
 }
 
 json measurement_json(const MeasurementRecord& m) {
@@ -305,6 +309,9 @@ CheckRecord read_check(const Reader& r) {
   c.checked = r.get<std::uint64_t>("checked");
   c.nan_count = r.get<std::uint64_t>("nan_count");
   c.first_failure = r.get<std::string>("first_failure");
+  if (r.has("calls")) c.calls = r.get<std::uint64_t>("calls");
+  if (r.has("bitwise_repeatable")) c.bitwise_repeatable = r.get<bool>("bitwise_repeatable");
+  if (r.has("inputs")) c.inputs = r.get<std::string>("inputs");
   return c;
 }
 

@@ -85,6 +85,7 @@ AbOutcome run_ab(const AbOptions& o, const std::function<void(const std::string&
   for (int s = 0; s < 2; ++s) versions[s] = program_version(sides[s].flag, *sides[s].program);
 
   const suite::Suite suite = suite::load_suite(o.run.suite_path);
+  use_suite_python_path(suite);
   const auto planned = plan_cases(suite, o.run.filter);
   if (planned.empty())
     throw InputError(o.run.suite_path + ": no case to run" +

@@ -1,5 +1,6 @@
 #include "runner/plan.hpp"
 
+#include <cstdlib>
 #include <regex>
 #include <set>
 
@@ -27,6 +28,9 @@ void validate_bench(const suite::Bench& b) {
     throw InputError(at + "workload: unknown workload '" + b.workload + "' (known: " + join(names) + ")");
   }
   for (const auto& name : b.backends) {
+    if (is_python_callable_name(name))
+      if (const std::string why = python_callable_name_error(name); !why.empty())
+        throw InputError(at + "backends: '" + name + "': " + why);
     const Backend* be = find_backend(name);
     if (!be) {
       std::vector<std::string> names;
@@ -131,6 +135,14 @@ std::vector<PlannedCase> plan_cases(const suite::Suite& s, const std::optional<s
     }
   }
   return cases;
+}
+
+void use_suite_python_path(const suite::Suite& s) {
+  if (s.python_path.empty()) return;
+  std::string value;
+  for (const auto& dir : s.python_path) value += (value.empty() ? "" : ":") + dir;
+  if (const char* old = std::getenv("PYTHONPATH"); old && *old) value += std::string(":") + old;
+  ::setenv("PYTHONPATH", value.c_str(), 1);
 }
 
 }  // namespace assay::runner

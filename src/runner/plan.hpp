@@ -22,6 +22,10 @@ struct PlannedCase {
 // backends of one point are adjacent. Throws InputError naming file:line and field.
 std::vector<PlannedCase> plan_cases(const suite::Suite& s, const std::optional<std::string>& filter);
 
+// Puts the suite's python_path folders in front of PYTHONPATH for the rest of the process and
+// its children (workers, adapters), where `py:MODULE:FUNCTION` modules are imported.
+void use_suite_python_path(const suite::Suite& s);
+
 // The identity of a case's point (bench, dtype, parameters): what a shard or a device takes whole.
 std::string point_key(const PlannedCase& pc);
 

@@ -63,6 +63,7 @@ ExitCode exit_code_for(const std::vector<CaseRecord>& cases) {
 
 RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::string&)>& progress) {
   const suite::Suite s = suite::load_suite(opt.suite_path);
+  use_suite_python_path(s);
   const auto planned = shard_cases(plan_cases(s, opt.filter), opt.shard_index, opt.shard_count);
   if (planned.empty())
     throw InputError(opt.suite_path + ": no case to run" +

@@ -82,6 +82,7 @@ class RunnerEvaluator : public tune::Evaluator {
 TuneRunOutcome run_tune(const TuneRunOptions& o, const std::function<void(const std::string&)>& progress) {
   if (o.variants.empty()) throw InputError("tune: give at least one --variant (or --variants-of BACKEND)");
   const suite::Suite s = suite::load_suite(o.run.suite_path);
+  use_suite_python_path(s);
   const suite::Bench* bench = nullptr;
   for (const auto& b : s.benches)
     if (o.bench.empty() ? s.benches.size() == 1 : b.name == o.bench) bench = &b;

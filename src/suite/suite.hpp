@@ -78,6 +78,7 @@ struct Suite {
   std::string path;
   std::string name;
   std::string description;
+  std::vector<std::string> python_path;  // absolute folders for py: backends' modules
   std::string hash;  // of the file's bytes: FNV-1a 64-bit, hex (identity, not security)
   std::vector<Bench> benches;
 };

@@ -47,7 +47,7 @@ bool safe_name(const std::string& name) {
 
 // The known keys of each table of a suite, for the unknown-key check (file order).
 const std::initializer_list<std::string_view> kRootKeys = {"suite", "defaults", "bench"};
-const std::initializer_list<std::string_view> kSuiteKeys = {"name", "description"};
+const std::initializer_list<std::string_view> kSuiteKeys = {"name", "description", "python_path"};
 const std::initializer_list<std::string_view> kDefaultsKeys = {"measure", "check"};
 const std::initializer_list<std::string_view> kMeasureKeys = {
     "mode", "warmup_calls", "warmup_min_s", "min_samples", "max_samples", "min_time_s", "target_rel_ci",
@@ -361,6 +361,17 @@ class Parser {
         if (!safe_name(s.name)) fail(*v, "suite.name", kNameRule);  // part of the results file name
       }
       if (const auto* v = t->get("description")) s.description = string_of(*v, "suite.description");
+      // Folders where the modules of `py:MODULE:FUNCTION` backends are found, relative to the
+      // suite file; made absolute here so that a run from any folder finds them.
+      if (const auto* v = t->get("python_path"))
+        for (const auto& dir : strings_of(*v, "suite.python_path")) {
+          if (dir.empty()) fail(*v, "suite.python_path", "an empty folder name");
+          const std::filesystem::path p(dir);
+          s.python_path.push_back(
+              (p.is_absolute() ? p : std::filesystem::absolute(std::filesystem::path(file_).parent_path() / p))
+                  .lexically_normal()
+                  .string());
+        }
     }
     MeasureConfig measure;
     CheckConfig check;

@@ -26,14 +26,19 @@ AdapterSubject::AdapterSubject(const ExternalBackend& backend, std::string devic
     : backend_(backend), device_(std::move(device)), call_timeout_s_(call_timeout_s),
       check_request_(request_of(method, criterion)) {}
 
-HostTensor AdapterSubject::check(const Problem& problem, const std::vector<HostTensor>& inputs, std::uint64_t seed) {
-  return backend_.run(problem, inputs, "check", device_, check_request_, call_timeout_s_, seed).output;
+std::vector<HostTensor> AdapterSubject::check(const Problem& problem, const std::vector<HostTensor>& inputs,
+                                              std::uint64_t seed) {
+  std::vector<HostTensor> outputs;
+  outputs.push_back(backend_.run(problem, inputs, "check", device_, check_request_, call_timeout_s_, seed).output);
+  return outputs;
 }
 
 Subject::Measured AdapterSubject::measure(const Problem& problem, const std::vector<HostTensor>& inputs,
                                           std::uint64_t seed, const measure::Method& method,
-                                          const measure::Criterion& criterion, bool keep_output) {
-  auto result = backend_.run(problem, inputs, "measure", device_, request_of(method, criterion), call_timeout_s_, seed);
+                                          const measure::Criterion& criterion,
+                                          const std::vector<HostTensor>* recheck_inputs) {
+  auto result = backend_.run(problem, inputs, "measure", device_, request_of(method, criterion), call_timeout_s_, seed,
+                             recheck_inputs);
   // The reply must be a measurement that the request could have produced: no more samples than
   // the criterion allows, and none longer than the whole adapter call may last.
   const auto& samples = result.reply.samples_ms;
@@ -49,8 +54,12 @@ Subject::Measured AdapterSubject::measure(const Problem& problem, const std::vec
   for (double ms : result.reply.samples_ms) m.measurement.samples_ns.push_back(ms * 1e6);
   m.measurement.stop_reason = "adapter";
   m.adapter = std::move(result.record);
-  // The adapter writes the output of its last timed call.
-  if (keep_output) m.last_output = std::move(result.output);
+  // The adapter writes the output of its last timed call, or of a call on the fresh inputs
+  // when it says it made one (adapters that predate them ignore the fresh inputs).
+  if (recheck_inputs) {
+    m.last_output = std::move(result.output);
+    m.fresh_inputs_used = result.reply.fresh_inputs;
+  }
   return m;
 }
 

@@ -13,9 +13,11 @@ class AdapterSubject final : public Subject {
  public:
   AdapterSubject(const ExternalBackend& backend, std::string device, double call_timeout_s,
                  const measure::Method& method, const measure::Criterion& criterion);
-  HostTensor check(const Problem& problem, const std::vector<HostTensor>& inputs, std::uint64_t seed) override;
+  std::vector<HostTensor> check(const Problem& problem, const std::vector<HostTensor>& inputs,
+                                std::uint64_t seed) override;
   Measured measure(const Problem& problem, const std::vector<HostTensor>& inputs, std::uint64_t seed,
-                   const measure::Method& method, const measure::Criterion& criterion, bool keep_output) override;
+                   const measure::Method& method, const measure::Criterion& criterion,
+                   const std::vector<HostTensor>* recheck_inputs) override;
   std::string variant() const override { return backend_.variant(); }
 
  private:

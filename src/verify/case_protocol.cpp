@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/error.hpp"
 #include "gpu/device_info.hpp"
 #include "stats/summary.hpp"
 
@@ -25,12 +26,11 @@ std::int64_t check_rows(const Problem& problem, const CheckPolicy& policy) {
   return problem.flops() > kFullOracleFlops ? policy.sampled_rows : 0;
 }
 
-// Checks `out` against the oracle (all rows, or `rows` of them), stores the record in `slot`,
-// and on failure marks the case check-failed. Returns whether it passed.
+// Checks `out` against the oracle `ref`, stores the record in `slot`, and on failure marks the
+// case check-failed. Returns whether it passed.
 bool record_check(CaseRecord& rec, std::optional<CheckRecord>& slot, const char* which, const HostTensor& out,
-                  const Problem& problem, const std::vector<HostTensor>& inputs, std::int64_t rows,
-                  const CheckPolicy& policy, std::uint64_t seed) {
-  slot = check_output(out, problem.reference(inputs, rows), policy.tolerance);
+                  const Problem& problem, const Reference& ref, const CheckPolicy& policy, std::uint64_t seed) {
+  slot = check_output(out, ref, policy.tolerance);
   slot->shape = problem.shape_string();
   slot->seed = seed;
   if (slot->passed) return true;
@@ -78,11 +78,25 @@ void run_case_protocol(const ResolvedCase& rc, Subject& subject, const DeviceRec
   if (rc.check.enabled && rc.first_round()) {
     const auto problem = make_problem(rc, rc.check_params, subject);
     const auto inputs = problem->make_inputs(rc.check_seed);
-    const HostTensor out = subject.check(*problem, inputs, rc.check_seed);
+    const std::vector<HostTensor> outs = subject.check(*problem, inputs, rc.check_seed);
     rec.variant = subject.variant();
-    if (!record_check(rec, rec.check, "check", out, *problem, inputs, check_rows(*problem, rc.check), rc.check,
-                      rc.check_seed))
-      return;
+    if (outs.empty()) throw InternalError("the check made no call");
+    // Every call's output must pass: a kernel whose output changes from call to call (a race,
+    // state kept between calls) fails on the call where it is wrong, named as such.
+    const Reference ref = problem->reference(inputs, check_rows(*problem, rc.check));
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+      const std::string which = i == 0 ? std::string("check")
+                                       : "check (call " + std::to_string(i + 1) + " of " + std::to_string(outs.size()) +
+                                             ", the earlier passed: the output changes between calls)";
+      const bool passed = record_check(rec, rec.check, which.c_str(), outs[i], *problem, ref, rc.check, rc.check_seed);
+      rec.check->calls = outs.size();
+      if (!passed) return;
+    }
+    if (outs.size() > 1) {
+      bool same = true;
+      for (std::size_t i = 1; i < outs.size(); ++i) same = same && outs[i].data == outs[0].data;
+      rec.check->bitwise_repeatable = same;
+    }
   }
   if (rc.check_only) {
     rec.status = CaseStatus::ok;
@@ -92,13 +106,25 @@ void run_case_protocol(const ResolvedCase& rc, Subject& subject, const DeviceRec
   const auto problem = make_problem(rc, rc.params, subject);
   const auto inputs = problem->make_inputs(rc.measure_seed);
   const bool recheck = rc.check.enabled && rc.check.recheck && rc.last_round();
-  Subject::Measured m = subject.measure(*problem, inputs, rc.measure_seed, rc.method, rc.criterion, recheck);
+  // The recheck runs on inputs the timed calls never saw, so that an output kept from an
+  // earlier call (a cache keyed on nothing, a stale buffer) cannot pass it.
+  const std::uint64_t fresh_seed = rc.measure_seed ^ 0x5eedf00dULL;
+  std::vector<HostTensor> fresh;
+  if (recheck) fresh = problem->make_inputs(fresh_seed);
+  Subject::Measured m =
+      subject.measure(*problem, inputs, rc.measure_seed, rc.method, rc.criterion, recheck ? &fresh : nullptr);
   rec.variant = subject.variant();
   rec.adapter = std::move(m.adapter);
   rec.measurement = std::move(m.measurement);
-  if (recheck && !record_check(rec, rec.recheck, "recheck of the last timed call", *m.last_output, *problem, inputs,
-                               rc.check.sampled_rows, rc.check, rc.measure_seed))
-    return;  // no time is reported for an output that failed
+  if (recheck) {
+    const bool ok = m.fresh_inputs_used
+                        ? record_check(rec, rec.recheck, "recheck on fresh inputs after the timed calls", *m.last_output,
+                                       *problem, problem->reference(fresh, rc.check.sampled_rows), rc.check, fresh_seed)
+                        : record_check(rec, rec.recheck, "recheck of the last timed call", *m.last_output, *problem,
+                                       problem->reference(inputs, rc.check.sampled_rows), rc.check, rc.measure_seed);
+    rec.recheck->inputs = m.fresh_inputs_used ? "fresh" : "timed";
+    if (!ok) return;  // no time is reported for an output that failed
+  }
   if (rec.measurement->samples_ns.empty()) {
     rec.status = CaseStatus::error;
     rec.reason = "no sample kept: every sample was taken while the GPU was throttled";

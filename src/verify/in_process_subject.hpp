@@ -14,9 +14,11 @@ class InProcessSubject final : public Subject {
   InProcessSubject(const Backend& backend, measure::Executor& executor) : backend_(backend), ex_(executor) {}
   // A problem whose instance would take more than 95% of the executor's free memory is refused.
   void admit(const Problem& problem) const override;
-  HostTensor check(const Problem& problem, const std::vector<HostTensor>& inputs, std::uint64_t seed) override;
+  std::vector<HostTensor> check(const Problem& problem, const std::vector<HostTensor>& inputs,
+                                std::uint64_t seed) override;
   Measured measure(const Problem& problem, const std::vector<HostTensor>& inputs, std::uint64_t seed,
-                   const measure::Method& method, const measure::Criterion& criterion, bool keep_output) override;
+                   const measure::Method& method, const measure::Criterion& criterion,
+                   const std::vector<HostTensor>* recheck_inputs) override;
   std::string variant() const override { return variant_; }
 
  private:

@@ -21,19 +21,25 @@ class Subject {
   // Throws when `problem` cannot be held here (memory), before its inputs are made.
   virtual void admit(const Problem& problem) const { (void)problem; }
 
-  // One call on `inputs` into a poisoned output; returns that output.
-  virtual HostTensor check(const Problem& problem, const std::vector<HostTensor>& inputs, std::uint64_t seed) = 0;
+  // Calls on `inputs`, each into a poisoned output; returns their outputs in order. In-process
+  // subjects make two calls (an output that changes from call to call is caught), adapters one.
+  virtual std::vector<HostTensor> check(const Problem& problem, const std::vector<HostTensor>& inputs,
+                                        std::uint64_t seed) = 0;
 
   struct Measured {
     MeasurementRecord measurement;
-    std::optional<HostTensor> last_output;  // with keep_output: the output of a timed call
+    std::optional<HostTensor> last_output;  // with a recheck: the output of the recheck call
+    bool fresh_inputs_used = false;         // that call ran on the recheck's fresh inputs
     std::optional<AdapterRecord> adapter;   // what an adapter reported about itself
   };
-  // Samples under `method` until `criterion` stops; with keep_output, also the output of a
-  // call made as the timed ones were (into a poisoned output), whose time is not a sample.
+  // Samples under `method` until `criterion` stops. With `recheck_inputs` (other values of the
+  // same tensors), also the output of one more call made as the timed ones were, into a poisoned
+  // output, its time not a sample: on those fresh inputs, put where the timed inputs were, when
+  // the subject can (fresh_inputs_used; a kernel that returns a result cached from an earlier
+  // call is then caught), else on the timed inputs.
   virtual Measured measure(const Problem& problem, const std::vector<HostTensor>& inputs, std::uint64_t seed,
                            const measure::Method& method, const measure::Criterion& criterion,
-                           bool keep_output) = 0;
+                           const std::vector<HostTensor>* recheck_inputs) = 0;
 
   // The configuration the backend chose, once it has been checked or measured.
   virtual std::string variant() const = 0;

@@ -67,6 +67,10 @@ class Workload {
 };
 
 const Workload* find_workload(const std::string& name);
+// The built workloads, then those a program added (add_workloads).
 std::vector<const Workload*> all_workloads();
+// Adds workloads for the rest of the process, before anything is planned: a program's own
+// (include/assay/bench.hpp). Their names must not be taken.
+void add_workloads(const std::vector<const Workload*>& workloads);
 
 }  // namespace assay

@@ -59,13 +59,13 @@ def parse_expect(text):
 
 
 def unpack_suites(root, into):
-    """The suites are kept as one tar (suites.tar): 190 tiny files cost a disk block each in the
+    """The suites are kept as one tar (suites.tar.xz): 190 tiny files cost a disk block each in the
     tree. Unpacked into `into`/suites for the run; returns that folder."""
     folder = os.path.join(into, "suites")
-    with tarfile.open(os.path.join(root, "suites.tar")) as t:
+    with tarfile.open(os.path.join(root, "suites.tar.xz")) as t:
         for m in t.getmembers():
             if not m.isfile() or "/" in m.name or m.name.startswith("."):
-                raise ValueError("suites.tar: unexpected member " + m.name)
+                raise ValueError("suites.tar.xz: unexpected member " + m.name)
         os.makedirs(folder)
         t.extractall(folder)
     return folder

@@ -39,23 +39,33 @@ ResolvedCase small_gemm() {
 class PlantedSubject final : public Subject {
  public:
   explicit PlantedSubject(measure::Executor& ex) : real_(*find_backend("cpu"), ex) {}
-  bool corrupt_check = false, corrupt_last_output = false, drop_samples = false;
+  bool corrupt_check = false, corrupt_second_call = false, corrupt_last_output = false, drop_samples = false;
+  bool return_cached = false;
   int checks = 0, measures = 0;
   bool kept_output = false;
   Params checked_at;
 
-  HostTensor check(const Problem& problem, const std::vector<HostTensor>& inputs, std::uint64_t seed) override {
+  std::vector<HostTensor> check(const Problem& problem, const std::vector<HostTensor>& inputs,
+                                std::uint64_t seed) override {
     ++checks;
     checked_at = problem.params();
-    HostTensor out = real_.check(problem, inputs, seed);
-    if (corrupt_check) corrupt(out);
-    return out;
+    std::vector<HostTensor> outs = real_.check(problem, inputs, seed);
+    if (corrupt_check) corrupt(outs.front());
+    if (corrupt_second_call) corrupt(outs.back());
+    return outs;
   }
   Measured measure(const Problem& problem, const std::vector<HostTensor>& inputs, std::uint64_t seed,
-                   const measure::Method& method, const measure::Criterion& criterion, bool keep_output) override {
+                   const measure::Method& method, const measure::Criterion& criterion,
+                   const std::vector<HostTensor>* recheck_inputs) override {
     ++measures;
-    kept_output = keep_output;
-    Measured m = real_.measure(problem, inputs, seed, method, criterion, keep_output);
+    kept_output = recheck_inputs != nullptr;
+    Measured m = real_.measure(problem, inputs, seed, method, criterion, recheck_inputs);
+    // A kernel that caches: the recheck call returns the output of the timed inputs.
+    if (return_cached && m.last_output) {
+      auto inst = find_backend("cpu")->instantiate(problem, inputs);
+      inst->call(nullptr);
+      m.last_output = inst->read_output();
+    }
     if (corrupt_last_output && m.last_output) corrupt(*m.last_output);
     if (drop_samples) m.measurement.samples_ns.clear();
     return m;
@@ -92,8 +102,12 @@ TEST(CaseProtocol, ChecksMeasuresAndRechecksARealSubject) {
   EXPECT_TRUE(f.rec.check->passed);
   EXPECT_EQ(f.rec.check->shape, "k=4,m=12,n=8");  // the check shape, not the measured one
   EXPECT_EQ(f.rec.check->seed, 11u);
-  EXPECT_EQ(f.rec.recheck->seed, 12u);
   EXPECT_TRUE(f.subject.kept_output);
+  // Two check calls, bitwise equal; the recheck on inputs the timed calls never saw.
+  EXPECT_EQ(f.rec.check->calls, 2u);
+  EXPECT_EQ(f.rec.check->bitwise_repeatable, std::optional<bool>(true));
+  EXPECT_EQ(f.rec.recheck->inputs, "fresh");
+  EXPECT_NE(f.rec.recheck->seed, 12u);
   ASSERT_TRUE(f.rec.measurement && f.rec.summary && f.rec.derived);
   EXPECT_GE(f.rec.measurement->samples_ns.size(), 5u);
   EXPECT_DOUBLE_EQ(f.rec.derived->flops, 2.0 * 16 * 16 * 16);
@@ -111,12 +125,30 @@ TEST(CaseProtocol, AWrongOutputIsNeverTimed) {
   EXPECT_NE(f.rec.reason.find("check failed: fails=1/96"), std::string::npos) << f.rec.reason;
 }
 
+TEST(CaseProtocol, AnOutputThatChangesBetweenCallsFailsTheCheck) {
+  Fixture f;
+  f.subject.corrupt_second_call = true;
+  f.run(small_gemm());
+  EXPECT_EQ(f.rec.status, CaseStatus::check_failed);
+  EXPECT_NE(f.rec.reason.find("call 2 of 2, the earlier passed"), std::string::npos) << f.rec.reason;
+  EXPECT_EQ(f.subject.measures, 0);
+}
+
+TEST(CaseProtocol, AResultCachedFromTheTimedCallsFailsTheRecheck) {
+  Fixture f;
+  f.subject.return_cached = true;
+  f.run(small_gemm());
+  EXPECT_EQ(f.rec.status, CaseStatus::check_failed);
+  EXPECT_NE(f.rec.reason.find("recheck on fresh inputs"), std::string::npos) << f.rec.reason;
+  EXPECT_FALSE(f.rec.summary.has_value());
+}
+
 TEST(CaseProtocol, ARecheckFailureReportsNoTime) {
   Fixture f;
   f.subject.corrupt_last_output = true;
   f.run(small_gemm());
   EXPECT_EQ(f.rec.status, CaseStatus::check_failed);
-  EXPECT_NE(f.rec.reason.find("recheck of the last timed call failed"), std::string::npos) << f.rec.reason;
+  EXPECT_NE(f.rec.reason.find("recheck on fresh inputs after the timed calls failed"), std::string::npos) << f.rec.reason;
   EXPECT_TRUE(f.rec.measurement.has_value());  // what was measured stays on the record
   EXPECT_FALSE(f.rec.summary.has_value());
   EXPECT_FALSE(f.rec.derived.has_value());

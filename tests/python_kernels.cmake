@@ -1,0 +1,33 @@
+# Python callables as backends (py:MODULE:FUNCTION, issue 30 item 1): the torch adapter's py:
+# variant and the fresh-inputs recheck with planted broken callables (tests/python_kernels/),
+# end to end through `assay run --device cpu`, and `python3 -m assay_bench` on the python_sdpa
+# example. CPU only; each test exits 77 (ctest: Skipped) when torch is not importable by
+# ASSAY_TEST_PYTHON: by default the first of python3 on PATH and /usr/bin/python3 (Debian's
+# python3-torch) that imports torch.
+if(NOT DEFINED ASSAY_TEST_PYTHON)
+  set(python_with_torch python3)
+  foreach(candidate python3 /usr/bin/python3)
+    execute_process(COMMAND ${candidate} -c "import torch" RESULT_VARIABLE no_torch OUTPUT_QUIET ERROR_QUIET)
+    if(no_torch EQUAL 0)
+      set(python_with_torch ${candidate})
+      break()
+    endif()
+  endforeach()
+  set(ASSAY_TEST_PYTHON ${python_with_torch} CACHE STRING "the Python (with torch) that runs the python_kernels tests")
+endif()
+set(python_kernels_dir ${PROJECT_SOURCE_DIR}/tests/python_kernels)
+add_test(NAME python_kernels.adapter
+         COMMAND ${ASSAY_TEST_PYTHON} ${python_kernels_dir}/test_adapter.py)
+add_test(NAME python_kernels.e2e
+         COMMAND ${ASSAY_TEST_PYTHON} ${python_kernels_dir}/test_e2e.py ${PROJECT_BINARY_DIR}/bin/assay)
+add_test(NAME python_kernels.assay_bench
+         COMMAND ${ASSAY_TEST_PYTHON} ${python_kernels_dir}/test_assay_bench.py ${PROJECT_BINARY_DIR}/bin/assay)
+# The example's second path (examples/python_sdpa/README.md): assay_bench on the callable, one point.
+add_test(NAME python_kernels.example_sdpa
+         COMMAND ${ASSAY_TEST_PYTHON} -m assay_bench attention kernels:sdpa --shapes tiny --device cpu --quick
+                 --python-path ${PROJECT_SOURCE_DIR}/examples/python_sdpa --assay ${PROJECT_BINARY_DIR}/bin/assay
+                 --out ${PROJECT_BINARY_DIR}/python-sdpa-example)
+set_tests_properties(python_kernels.example_sdpa PROPERTIES ENVIRONMENT PYTHONPATH=${PROJECT_SOURCE_DIR}/adapters)
+set_tests_properties(python_kernels.adapter python_kernels.e2e python_kernels.assay_bench python_kernels.example_sdpa
+                     PROPERTIES SKIP_RETURN_CODE 77 LABELS python TIMEOUT 240
+                                WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
