@@ -11,6 +11,11 @@ foreach(layer IN LISTS assay_layers)
   list(APPEND assay_archives assay_${layer})
 endforeach()
 install(TARGETS assay RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The lazy engine's C API and its Python front end, which finds the library at <prefix>/lib.
+install(TARGETS assay_lazy LIBRARY DESTINATION lib)
+install(FILES ${PROJECT_SOURCE_DIR}/include/assay/lazy_c.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/assay)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/assay_lazy DESTINATION ${CMAKE_INSTALL_DATADIR}/assay/python
+        PATTERN "__pycache__" EXCLUDE)
 install(TARGETS assay_third_party ${assay_archives} assay_bench_main EXPORT assayTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}/assay)
 install(EXPORT assayTargets NAMESPACE assay:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/assay)

@@ -31,3 +31,9 @@ set_tests_properties(python_kernels.example_sdpa PROPERTIES ENVIRONMENT PYTHONPA
 set_tests_properties(python_kernels.adapter python_kernels.e2e python_kernels.assay_bench python_kernels.example_sdpa
                      PROPERTIES SKIP_RETURN_CODE 77 LABELS python TIMEOUT 240
                                 WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+
+# The lazy engine's Python front end (python/assay_lazy over libassay_lazy.so, issue 31 item 4)
+# on the CPU reference executor.
+add_test(NAME lazy_python.frontend COMMAND ${ASSAY_TEST_PYTHON} ${PROJECT_SOURCE_DIR}/tests/lazy_python/test_frontend.py)
+set_tests_properties(lazy_python.frontend PROPERTIES SKIP_RETURN_CODE 77 LABELS python TIMEOUT 240
+                     ENVIRONMENT "ASSAY_LAZY_LIB=${PROJECT_BINARY_DIR}/lib/libassay_lazy.so")

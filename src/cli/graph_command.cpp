@@ -31,16 +31,7 @@ Action add_graph_command(CLI::App& app) {
   return [flags, dump]() -> int {
     if (!dump->parsed()) return static_cast<int>(ExitCode::bad_input);
     flags->size.dtype = flags->dtype == "f16" ? graph::ElemType::f16 : flags->dtype == "bf16" ? graph::ElemType::bf16 : graph::ElemType::f32;
-    const graph::Program before = graph::make_example(flags->example, flags->size);
-    std::cout << "graph " << flags->example << " before passes (" << before.graph.size() << " nodes):\n"
-              << graph::dump_program(before);
-    const graph::PipelineResult after = graph::run_pipeline(before);
-    std::cout << "passes:\n";
-    for (const auto& r : after.records)
-      std::cout << "  " << r.name << ": " << r.nodes_before << " -> " << r.nodes_after << " nodes, " << r.change << "\n";
-    std::cout << "graph " << flags->example << " after passes (" << after.program.graph.size() << " nodes):\n"
-              << graph::dump_program(after.program) << "fusion groups (" << after.fusion.groups.size() << "):\n"
-              << graph::dump_fusion(after.fusion) << graph::dump_memory(after.memory);
+    std::cout << graph::dump_with_passes(graph::make_example(flags->example, flags->size), flags->example);
     return 0;
   };
 }

@@ -1,6 +1,9 @@
 #include "graph/dump.hpp"
 
 #include <cstdio>
+#include <sstream>
+
+#include "graph/pipeline.hpp"
 
 namespace assay::graph {
 
@@ -102,6 +105,19 @@ std::string format_bytes(std::int64_t b) {
 std::string dump_memory(const MemoryPlan& m) {
   return "memory: " + std::to_string(m.buffer_bytes.size()) + " buffers, planned " + format_bytes(m.planned_bytes) +
          " (without reuse " + format_bytes(m.naive_bytes) + ", peak live " + format_bytes(m.peak_live_bytes) + ")\n";
+}
+
+std::string dump_with_passes(const Program& before, std::string_view title) {
+  std::ostringstream o;
+  o << "graph " << title << " before passes (" << before.graph.size() << " nodes):\n" << dump_program(before);
+  const PipelineResult after = run_pipeline(before);
+  o << "passes:\n";
+  for (const auto& r : after.records)
+    o << "  " << r.name << ": " << r.nodes_before << " -> " << r.nodes_after << " nodes, " << r.change << "\n";
+  o << "graph " << title << " after passes (" << after.program.graph.size() << " nodes):\n"
+    << dump_program(after.program) << "fusion groups (" << after.fusion.groups.size() << "):\n"
+    << dump_fusion(after.fusion) << dump_memory(after.memory);
+  return o.str();
 }
 
 }  // namespace assay::graph

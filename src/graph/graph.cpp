@@ -8,7 +8,11 @@ void fail(std::string_view op, const std::string& detail, const Site& site) {
   throw GraphError(std::string(op) + ": " + detail + " (recorded at " + to_string(site) + ")");
 }
 
-Graph::Graph() : strings_(std::make_shared<std::deque<std::string>>()) { device_index("cpu"); }
+Graph::Graph()
+    : strings_(std::make_shared<std::deque<std::string>>()),
+      sites_(std::make_shared<std::unordered_map<std::string_view, const char*>>()) {
+  device_index("cpu");
+}
 
 NodeId Graph::add(const Node& n) {
   nodes_.push_back(n);
@@ -25,15 +29,21 @@ std::uint16_t Graph::device_index(std::string_view name) {
 }
 
 Site Graph::site(std::string_view text) {
-  strings_->emplace_back(text);
   Site s;
+  if (const auto it = sites_->find(text); it != sites_->end()) {
+    s.file = it->second;
+    return s;
+  }
+  strings_->emplace_back(text);
   s.file = strings_->back().c_str();
+  sites_->emplace(strings_->back(), s.file);
   return s;
 }
 
 Graph Graph::empty_like() const {
   Graph g;
   g.strings_ = strings_;
+  g.sites_ = sites_;
   g.devices_ = devices_;
   return g;
 }

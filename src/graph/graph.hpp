@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "graph/op.hpp"
@@ -62,6 +63,8 @@ class Graph {
  private:
   std::vector<Node> nodes_;
   std::shared_ptr<std::deque<std::string>> strings_;  // deque: stable addresses for Site::file
+  // The recording sites interned so far, by text: a front end records one line many times.
+  std::shared_ptr<std::unordered_map<std::string_view, const char*>> sites_;
   std::vector<std::size_t> devices_;                  // indices into strings_
 };
 

@@ -39,4 +39,16 @@ if [ "$cuda" = "ON" ]; then
 else
   echo "cpp_gemm: not built (assay was built without CUDA)"
 fi
+# The lazy engine's Python front end, from the prefix (where a Python with torch is found).
+for py in python3 /usr/bin/python3; do
+  if "$py" -c "import torch" >/dev/null 2>&1; then
+    PYTHONPATH="$work/prefix/share/assay/python" "$py" -c '
+import torch, assay_lazy
+x = torch.ones(100, 100, device="remote_accelerator:0")
+assert torch.relu(x @ x).sum().item() == 1e6
+assert assay_lazy.lib_path.startswith("'"$work/prefix"'"), assay_lazy.lib_path'
+    echo "assay_lazy: imported from the prefix with $py"
+    break
+  fi
+done
 echo "examples: installed, built against the package and run"

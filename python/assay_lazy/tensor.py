@@ -1,0 +1,153 @@
+"""LazyTensor: a handle on a node of the recorded graph. Every torch op on it records a node
+(ops.py); nothing runs until .materialize(), .cpu(), .numpy(), .item(), .tolist() or printing."""
+import os
+import sys
+
+import torch
+
+from . import _engine
+
+DEVICE_TYPE = "remote_accelerator"
+TORCH_TO_NAME = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16", torch.int64: "i64",
+                 torch.bool: "bool"}
+NAME_TO_TORCH = {v: k for k, v in TORCH_TO_NAME.items()}
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
+
+
+_internal = {}  # code file name -> whether it is this package's or torch's
+
+
+def caller_site():
+    """The user's file:line that recorded the op: the first frame outside this package and torch."""
+    f = sys._getframe(1)
+    while f is not None:
+        name = f.f_code.co_filename
+        inside = _internal.get(name)
+        if inside is None:
+            path = os.path.abspath(name)
+            inside = _internal[name] = path.startswith(_PACKAGE_DIR) or path.startswith(_TORCH_DIR)
+        if not inside:
+            return "%s:%d" % (os.path.basename(name), f.f_lineno)
+        f = f.f_back
+    return "?"
+
+
+def is_remote(device):
+    return isinstance(device, str) and (device == DEVICE_TYPE or device.startswith(DEVICE_TYPE + ":"))
+
+
+class LazyTensor:
+    """A tensor of the graph on device remote_accelerator:N (or cpu)."""
+
+    __slots__ = ("graph", "node", "device", "_value")
+
+    def __init__(self, graph, node, device):
+        self.graph, self.node, self.device, self._value = graph, node, device, None
+
+    # --- what was recorded (no execution)
+    @property
+    def shape(self):
+        return torch.Size(self.graph.shape(self.node))
+
+    def size(self, dim=None):
+        s = self.shape
+        return s if dim is None else s[dim]
+
+    @property
+    def dtype(self):
+        return NAME_TO_TORCH[self.graph.dtype(self.node)]
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def dim(self):
+        return self.ndim
+
+    def numel(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    @property
+    def op(self):
+        return self.graph.op(self.node)
+
+    def inputs(self):
+        """The node ids this node reads."""
+        return self.graph.inputs(self.node)
+
+    def dump(self):
+        """The program up to this tensor before and after the passes (`assay graph dump`'s text)."""
+        return self.graph.dump(self.node)
+
+    # --- execution
+    def materialize(self):
+        """Runs the graph up to this tensor (once; the values are kept) and returns them as a CPU
+        torch tensor of this dtype."""
+        if self._value is None:
+            n = self.numel()
+            buf = self.graph.materialize(self.node, n)
+            with torch._C.DisableTorchFunction():
+                flat = torch.frombuffer(buf, dtype=torch.float32, count=n).clone() if n else torch.zeros(0)
+                self._value = flat.reshape(tuple(self.shape)).to(self.dtype)
+        return self._value
+
+    def cpu(self):
+        return self.materialize()
+
+    def numpy(self):
+        return self.materialize().numpy()
+
+    def item(self):
+        if self.numel() != 1:
+            raise ValueError("item(): a tensor of %d elements" % self.numel())
+        return self.materialize().item()
+
+    def tolist(self):
+        return self.materialize().tolist()
+
+    def __repr__(self):
+        return "LazyTensor(%r, device='%s')" % (self.materialize(), self.device)
+
+    def __bool__(self):
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    # --- every torch function on a LazyTensor comes here (and from the mode, mode.py)
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        from . import ops
+        return ops.dispatch(func, args, kwargs or {})
+
+
+def _method(name):
+    func = getattr(torch.Tensor, name)
+
+    def call(self, *args, **kwargs):
+        from . import ops
+        return ops.dispatch(func, (self,) + args, kwargs)
+
+    call.__name__ = name
+    return call
+
+
+# Operators and methods go through the same table as the torch functions (ops.py).
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+              "__neg__", "__matmul__", "__rmatmul__", "__getitem__", "add", "sub", "mul", "div", "neg", "exp", "log",
+              "sqrt", "relu", "sigmoid", "tanh", "matmul", "mm", "bmm", "sum", "mean", "max", "amax", "softmax",
+              "log_softmax", "reshape", "view", "transpose", "permute", "t", "expand", "expand_as", "unsqueeze",
+              "squeeze", "contiguous", "to", "float", "half", "bfloat16", "long", "bool", "__gt__", "__lt__", "__ge__",
+              "__le__", "__eq__", "__ne__", "__pow__", "abs", "clone", "flatten"):
+    setattr(LazyTensor, _name, _method(_name))
+LazyTensor.__hash__ = object.__hash__

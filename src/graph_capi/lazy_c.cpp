@@ -1,0 +1,309 @@
+// The C API of the lazy-tensor graph (include/assay/lazy_c.h): handles, node ids and float
+// buffers across the boundary, every C++ exception caught and turned into -1 plus a message.
+#include <assay/lazy_c.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "graph/dump.hpp"
+#include "graph/error.hpp"
+#include "graph/executor.hpp"
+#include "graph/tensor.hpp"
+
+struct assay_lazy_graph {
+  assay::graph::Graph graph;
+  std::int64_t executions = 0;
+  std::int64_t evaluated = 0;
+};
+
+namespace {
+
+using namespace assay::graph;
+
+thread_local std::string last_error;
+
+// Runs `f`, returning its result, or `fail` with the message kept when it throws.
+template <class F, class R>
+R guarded(F&& f, R fail) {
+  last_error.clear();
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    last_error = e.what();
+  } catch (...) {
+    last_error = "an unknown error";
+  }
+  return fail;
+}
+
+ElemType elem(int code) {
+  switch (code) {
+    case 0: return ElemType::f32;
+    case 1: return ElemType::f16;
+    case 2: return ElemType::bf16;
+    case 3: return ElemType::i64;
+    case 4: return ElemType::boolean;
+  }
+  throw std::invalid_argument("dtype code " + std::to_string(code) + " (0 f32, 1 f16, 2 bf16, 3 i64, 4 bool)");
+}
+
+int code_of(ElemType t) { return static_cast<int>(t); }
+
+Shape shape_of(const std::int64_t* dims, int rank) {
+  if (rank < 0 || rank > kMaxRank) throw std::invalid_argument("rank " + std::to_string(rank) + " (at most 8)");
+  if (rank > 0 && !dims) throw std::invalid_argument("no shape given");
+  Shape s;
+  for (int i = 0; i < rank; ++i) s.push_back(dims[i]);
+  return s;
+}
+
+Dims dims_of(const int* d, int n) {
+  if (n < 0 || n > kMaxRank) throw std::invalid_argument("dims count " + std::to_string(n) + " (at most 8)");
+  if (n > 0 && !d) throw std::invalid_argument("no dims given");
+  return Dims(std::vector<int>(d, d + n));
+}
+
+LazyTensor at(assay_lazy_graph* g, std::int64_t id) {
+  if (!g) throw std::invalid_argument("no graph");
+  if (id < 0 || static_cast<std::size_t>(id) >= g->graph.size())
+    throw std::invalid_argument("node " + std::to_string(id) + " is not in this graph");
+  return {&g->graph, static_cast<NodeId>(id)};
+}
+
+Site site_of(assay_lazy_graph* g, const char* site) { return g->graph.site(site ? site : "?"); }
+std::string_view text(const char* s) { return s ? s : ""; }
+std::int64_t id_of(LazyTensor t) { return static_cast<std::int64_t>(t.id); }
+
+}  // namespace
+
+extern "C" {
+
+int assay_lazy_abi_version(void) { return 1; }
+const char* assay_lazy_last_error(void) { return last_error.c_str(); }
+
+assay_lazy_graph* assay_lazy_graph_new(void) {
+  return guarded([] { return new assay_lazy_graph(); }, static_cast<assay_lazy_graph*>(nullptr));
+}
+void assay_lazy_graph_free(assay_lazy_graph* g) { delete g; }
+int64_t assay_lazy_node_count(const assay_lazy_graph* g) { return g ? static_cast<int64_t>(g->graph.size()) : -1; }
+
+int64_t assay_lazy_factory(assay_lazy_graph* g, const char* kind, const int64_t* shape, int rank, int dtype,
+                           double value, const char* device, const char* site) {
+  return guarded(
+      [&] {
+        if (!g) throw std::invalid_argument("no graph");
+        const Shape s = shape_of(shape, rank);
+        const Options o{elem(dtype), text(device).empty() ? "cpu" : text(device)};
+        const Site where = site_of(g, site);
+        const std::string_view k = text(kind);
+        if (k == "randn") return id_of(randn(g->graph, s, static_cast<std::uint64_t>(value), o, where));
+        if (k == "zeros") return id_of(zeros(g->graph, s, o, where));
+        if (k == "ones") return id_of(ones(g->graph, s, o, where));
+        if (k == "full") return id_of(full(g->graph, s, value, o, where));
+        throw std::invalid_argument("unknown factory '" + std::string(k) + "'");
+      },
+      int64_t{-1});
+}
+
+int64_t assay_lazy_from_host(assay_lazy_graph* g, const int64_t* shape, int rank, int dtype, const double* values,
+                             const char* device, const char* site) {
+  return guarded(
+      [&] {
+        if (!g) throw std::invalid_argument("no graph");
+        const Shape s = shape_of(shape, rank);
+        if (s.numel() > 0 && !values) throw std::invalid_argument("no values given");
+        std::vector<float> v(static_cast<std::size_t>(s.numel()));
+        for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(values[i]);
+        return id_of(from_host(g->graph, s, std::move(v), {elem(dtype), text(device).empty() ? "cpu" : text(device)},
+                               site_of(g, site)));
+      },
+      int64_t{-1});
+}
+
+int64_t assay_lazy_elementwise(assay_lazy_graph* g, const char* op, int64_t a, int64_t b, const char* site) {
+  return guarded(
+      [&] {
+        const LazyTensor x = at(g, a);
+        const Site s = site_of(g, site);
+        const std::string_view o = text(op);
+        if (o == "add") return id_of(add(x, at(g, b), s));
+        if (o == "sub") return id_of(sub(x, at(g, b), s));
+        if (o == "mul") return id_of(mul(x, at(g, b), s));
+        if (o == "div") return id_of(div(x, at(g, b), s));
+        if (o == "neg") return id_of(neg(x, s));
+        if (o == "exp") return id_of(exp(x, s));
+        if (o == "log") return id_of(log(x, s));
+        if (o == "sqrt") return id_of(sqrt(x, s));
+        if (o == "relu") return id_of(relu(x, s));
+        if (o == "sigmoid") return id_of(sigmoid(x, s));
+        if (o == "tanh") return id_of(tanh(x, s));
+        if (o == "gelu") return id_of(gelu(x, false, s));
+        if (o == "gelu_tanh") return id_of(gelu(x, true, s));
+        throw std::invalid_argument("unknown elementwise op '" + std::string(o) + "'");
+      },
+      int64_t{-1});
+}
+
+int64_t assay_lazy_where(assay_lazy_graph* g, int64_t cond, int64_t a, int64_t b, const char* site) {
+  return guarded([&] { return id_of(where(at(g, cond), at(g, a), at(g, b), site_of(g, site))); }, int64_t{-1});
+}
+
+int64_t assay_lazy_cast(assay_lazy_graph* g, int64_t a, int dtype, const char* site) {
+  return guarded([&] { return id_of(cast(at(g, a), elem(dtype), site_of(g, site))); }, int64_t{-1});
+}
+
+int64_t assay_lazy_matmul(assay_lazy_graph* g, int64_t a, int64_t b, const char* site) {
+  return guarded([&] { return id_of(matmul(at(g, a), at(g, b), site_of(g, site))); }, int64_t{-1});
+}
+
+int64_t assay_lazy_linear(assay_lazy_graph* g, int64_t x, int64_t weight, int64_t bias, const char* site) {
+  return guarded(
+      [&] {
+        std::optional<LazyTensor> b;
+        if (bias >= 0) b = at(g, bias);
+        return id_of(linear(at(g, x), at(g, weight), b, site_of(g, site)));
+      },
+      int64_t{-1});
+}
+
+int64_t assay_lazy_attention(assay_lazy_graph* g, int64_t q, int64_t k, int64_t v, int causal, double scale,
+                             const char* site) {
+  return guarded(
+      [&] {
+        std::optional<double> sc;
+        if (!std::isnan(scale)) sc = scale;
+        return id_of(scaled_dot_product_attention(at(g, q), at(g, k), at(g, v), causal != 0, sc, site_of(g, site)));
+      },
+      int64_t{-1});
+}
+
+int64_t assay_lazy_reduce(assay_lazy_graph* g, const char* op, int64_t a, const int* dims, int ndims, int keepdim,
+                          const char* site) {
+  return guarded(
+      [&] {
+        const LazyTensor x = at(g, a);
+        const Dims d = dims_of(dims, ndims);
+        const Site s = site_of(g, site);
+        const std::string_view o = text(op);
+        if (o == "sum") return id_of(sum(x, d, keepdim != 0, s));
+        if (o == "mean") return id_of(mean(x, d, keepdim != 0, s));
+        if (o == "max") return id_of(max(x, d, keepdim != 0, s));
+        throw std::invalid_argument("unknown reduction '" + std::string(o) + "'");
+      },
+      int64_t{-1});
+}
+
+int64_t assay_lazy_softmax(assay_lazy_graph* g, const char* op, int64_t a, int dim, const char* site) {
+  return guarded(
+      [&] {
+        const std::string_view o = text(op);
+        if (o == "softmax") return id_of(softmax(at(g, a), dim, site_of(g, site)));
+        if (o == "log_softmax") return id_of(log_softmax(at(g, a), dim, site_of(g, site)));
+        throw std::invalid_argument("unknown op '" + std::string(o) + "'");
+      },
+      int64_t{-1});
+}
+
+int64_t assay_lazy_layer_norm(assay_lazy_graph* g, int64_t a, const int64_t* normalized_shape, int rank,
+                              int64_t weight, int64_t bias, double eps, const char* site) {
+  return guarded(
+      [&] {
+        std::optional<LazyTensor> w, b;
+        if (weight >= 0) w = at(g, weight);
+        if (bias >= 0) b = at(g, bias);
+        return id_of(layer_norm(at(g, a), shape_of(normalized_shape, rank), w, b, eps, site_of(g, site)));
+      },
+      int64_t{-1});
+}
+
+int64_t assay_lazy_reshape(assay_lazy_graph* g, int64_t a, const int64_t* shape, int rank, const char* site) {
+  return guarded([&] { return id_of(reshape(at(g, a), shape_of(shape, rank), site_of(g, site))); }, int64_t{-1});
+}
+
+int64_t assay_lazy_permute(assay_lazy_graph* g, int64_t a, const int* perm, int rank, const char* site) {
+  return guarded([&] { return id_of(permute(at(g, a), dims_of(perm, rank), site_of(g, site))); }, int64_t{-1});
+}
+
+int64_t assay_lazy_slice(assay_lazy_graph* g, int64_t a, int dim, int64_t start, int64_t end, int64_t step,
+                         const char* site) {
+  return guarded([&] { return id_of(slice(at(g, a), dim, start, end, step, site_of(g, site))); }, int64_t{-1});
+}
+
+int64_t assay_lazy_expand(assay_lazy_graph* g, int64_t a, const int64_t* shape, int rank, const char* site) {
+  return guarded([&] { return id_of(expand(at(g, a), shape_of(shape, rank), site_of(g, site))); }, int64_t{-1});
+}
+
+int assay_lazy_shape(const assay_lazy_graph* g, int64_t node, int64_t* shape) {
+  return guarded(
+      [&] {
+        const Shape& s = at(const_cast<assay_lazy_graph*>(g), node).shape();
+        for (int i = 0; i < s.rank; ++i) shape[i] = s[i];
+        return s.rank;
+      },
+      -1);
+}
+
+int assay_lazy_dtype(const assay_lazy_graph* g, int64_t node) {
+  return guarded([&] { return code_of(at(const_cast<assay_lazy_graph*>(g), node).dtype()); }, -1);
+}
+
+const char* assay_lazy_op(const assay_lazy_graph* g, int64_t node) {
+  return guarded([&] { return op_name(at(const_cast<assay_lazy_graph*>(g), node).node().op).data(); },
+                 static_cast<const char*>(nullptr));
+}
+
+int assay_lazy_inputs(const assay_lazy_graph* g, int64_t node, int64_t* inputs) {
+  return guarded(
+      [&] {
+        const Node& n = at(const_cast<assay_lazy_graph*>(g), node).node();
+        for (int i = 0; i < n.n_inputs; ++i) inputs[i] = n.inputs[static_cast<std::size_t>(i)];
+        return static_cast<int>(n.n_inputs);
+      },
+      -1);
+}
+
+int assay_lazy_materialize(assay_lazy_graph* g, int64_t node, float* out, int64_t numel) {
+  return guarded(
+      [&] {
+        const LazyTensor t = at(g, node);
+        if (numel != t.shape().numel())
+          throw std::invalid_argument("room for " + std::to_string(numel) + " values; the node has " +
+                                      std::to_string(t.shape().numel()));
+        const HostValue v = materialize(t);
+        std::memcpy(out, v.values.data(), v.values.size() * sizeof(float));
+        // What the run evaluated: the node and everything it depends on.
+        std::vector<char> needed(static_cast<std::size_t>(node) + 1, 0);
+        needed[static_cast<std::size_t>(node)] = 1;
+        for (std::int64_t i = node; i >= 0; --i) {
+          if (!needed[static_cast<std::size_t>(i)]) continue;
+          ++g->evaluated;
+          const Node& n = g->graph.node(static_cast<NodeId>(i));
+          for (int j = 0; j < n.n_inputs; ++j) needed[n.inputs[static_cast<std::size_t>(j)]] = 1;
+        }
+        ++g->executions;
+        return 0;
+      },
+      -1);
+}
+
+int64_t assay_lazy_executions(const assay_lazy_graph* g) { return g ? g->executions : -1; }
+int64_t assay_lazy_evaluated_nodes(const assay_lazy_graph* g) { return g ? g->evaluated : -1; }
+
+int64_t assay_lazy_dump(const assay_lazy_graph* g, int64_t node, char* buf, int64_t size) {
+  return guarded(
+      [&] {
+        const LazyTensor t = at(const_cast<assay_lazy_graph*>(g), node);
+        const std::string s = dump_with_passes(Program{g->graph, {t.id}}, "recorded");
+        if (buf && size > 0) {
+          const std::size_t n = std::min<std::size_t>(s.size(), static_cast<std::size_t>(size - 1));
+          std::memcpy(buf, s.data(), n);
+          buf[n] = '\0';
+        }
+        return static_cast<int64_t>(s.size());
+      },
+      int64_t{-1});
+}
+
+}  // extern "C"
