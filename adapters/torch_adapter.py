@@ -107,6 +107,25 @@ def workload_fn(torch, case):
         def attention(Q, K, V):
             return F.scaled_dot_product_attention(Q, K, V, is_causal=causal)
         return attention
+    if w == "block":
+        p = case["params"]
+        causal, heads = bool(int(p["causal"])), int(p["heads"])
+
+        def block(X, ln1_w, ln1_b, Wq, Wk, Wv, Wo, ln2_w, ln2_b, W1, b1, W2, b2):
+            b, l, h = X.shape
+            A = F.layer_norm(X, (h,), ln1_w, ln1_b, 1e-5)
+
+            def split(y):
+                return y.view(b, l, heads, h // heads).transpose(1, 2)
+            Q, K, V = split(A @ Wq), split(A @ Wk), split(A @ Wv)
+            if hasattr(F, "scaled_dot_product_attention"):
+                att = F.scaled_dot_product_attention(Q, K, V, is_causal=causal)
+            else:
+                att = attention_math(torch, Q, K, V, causal)
+            R = X + att.transpose(1, 2).reshape(b, l, h) @ Wo
+            N = F.layer_norm(R, (h,), ln2_w, ln2_b, 1e-5)
+            return R + (F.gelu(N @ W1 + b1) @ W2 + b2)
+        return block
     raise aa.Unavailable("workload %r is not supported by the torch adapter" % w)
 
 
@@ -122,7 +141,8 @@ def upcast(torch, fn, dtype):
 
 PY_PREFIX = "py:"
 # flags of each workload passed as keywords: (keyword, parameter, converter)
-PY_FLAGS = {"attention": [("causal", "causal", lambda v: bool(int(v)))]}
+PY_FLAGS = {"attention": [("causal", "causal", lambda v: bool(int(v)))],
+            "block": [("heads", "heads", int), ("causal", "causal", lambda v: bool(int(v)))]}
 
 
 class PyCallableError(Exception):

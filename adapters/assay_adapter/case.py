@@ -6,7 +6,8 @@ from .errors import Unavailable
 # bytes per element of the dtypes assay writes
 DTYPE_BYTES = {"f32": 4, "f16": 2, "bf16": 2}
 
-INPUT_NAMES = {"gemm": ["A", "B"], "mlp": ["X", "W1", "b1", "W2", "b2"], "attention": ["Q", "K", "V"]}
+INPUT_NAMES = {"gemm": ["A", "B"], "mlp": ["X", "W1", "b1", "W2", "b2"], "attention": ["Q", "K", "V"],
+               "block": ["X", "ln1_w", "ln1_b", "Wq", "Wk", "Wv", "Wo", "ln2_w", "ln2_b", "W1", "b1", "W2", "b2"]}
 
 
 def input_spec(case, name):
@@ -63,6 +64,10 @@ def workload_flops(case):
         if w == "attention":
             f = 4.0 * p["b"] * p["h"] * p["s"] ** 2 * p["d"]
             return f / 2 if int(p.get("causal", 0)) else f
+        if w == "block":
+            rows, h = p["batch"] * p["seq"], p["hidden"]
+            att = 4.0 * p["batch"] * p["seq"] ** 2 * h
+            return 24.0 * rows * h * h + (att / 2 if int(p.get("causal", 0)) else att)
     except KeyError:
         return None
     return None

@@ -186,15 +186,17 @@ ExternalBackend::Result ExternalBackend::run(const Problem& problem, const std::
 
 const std::vector<ExternalBackendSpec>& external_backend_specs() {
   const std::vector<std::string> all = {"gemm", "mlp", "attention"};
+  // PyTorch eager and torch.compile also run the transformer block (adapters/torch_adapter.py).
+  const std::vector<std::string> torch_all = {"gemm", "mlp", "attention", "block"};
   static const std::vector<ExternalBackendSpec> specs = {
       {"torch", "PyTorch eager (adapters/torch_adapter.py)", "TORCH_BENCH_CMD", "eager",
-       {"python3", "@adapters/torch_adapter.py"}, all},
+       {"python3", "@adapters/torch_adapter.py"}, torch_all},
       {"torch-compile", "torch.compile, default mode", "TORCH_BENCH_CMD", "compile-default",
-       {"python3", "@adapters/torch_adapter.py"}, all},
+       {"python3", "@adapters/torch_adapter.py"}, torch_all},
       {"torch-compile-max-autotune", "torch.compile, mode=max-autotune", "TORCH_BENCH_CMD",
-       "compile-max-autotune", {"python3", "@adapters/torch_adapter.py"}, all},
+       "compile-max-autotune", {"python3", "@adapters/torch_adapter.py"}, torch_all},
       {"torch-compile-reduce-overhead", "torch.compile, mode=reduce-overhead (CUDA graphs)", "TORCH_BENCH_CMD",
-       "compile-reduce-overhead", {"python3", "@adapters/torch_adapter.py"}, all},
+       "compile-reduce-overhead", {"python3", "@adapters/torch_adapter.py"}, torch_all},
       {"torch-sdpa-flash", "torch SDPA pinned to FlashAttention", "TORCH_BENCH_CMD", "sdpa-flash",
        {"python3", "@adapters/torch_adapter.py"}, {"attention"}},
       {"torch-sdpa-efficient", "torch SDPA pinned to memory-efficient attention", "TORCH_BENCH_CMD",

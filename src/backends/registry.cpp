@@ -5,6 +5,7 @@
 
 #include "backends/cpu_gemm.hpp"
 #include "backends/external_backend.hpp"
+#include "backends/lazy_graph.hpp"
 #ifdef ASSAY_HAVE_CUDA
 #include "backends/assay_backend.hpp"
 #include "backends/cublaslt_mlp.hpp"
@@ -57,13 +58,14 @@ std::vector<const Backend*> all_backends() {
 
 std::vector<const Backend*> built_backends() {
   static const CpuGemmBackend cpu;
+  static const LazyGraphBackend lazy;
 #ifdef ASSAY_HAVE_CUDA
   static const AssayBackend assay_kernels;
   static const CublasGemmBackend cublas;
   static const CublasLtMlpBackend cublaslt;
   static const CudnnAttentionBackend cudnn;
   static const auto all = [&] {
-    std::vector<const Backend*> v = {&assay_kernels, &cublas, &cublaslt, &cudnn, &cpu};
+    std::vector<const Backend*> v = {&assay_kernels, &cublas, &cublaslt, &cudnn, &cpu, &lazy};
     for (const auto& b : assay_variants()) v.push_back(&b);
     return with_external(v);
   }();
@@ -85,7 +87,7 @@ std::vector<const Backend*> built_backends() {
     return v;
   }();
   static const auto all = [&] {
-    std::vector<const Backend*> v = {&assay_kernels, &cublas, &cublaslt, &cudnn, &cpu};
+    std::vector<const Backend*> v = {&assay_kernels, &cublas, &cublaslt, &cudnn, &cpu, &lazy};
     for (const auto& b : variants) v.push_back(&b);
     return with_external(v);
   }();
@@ -121,7 +123,7 @@ const Backend* python_callable_backend(const std::string& name) {
     const std::string callable = name.substr(3);
     b = std::make_unique<ExternalBackend>(ExternalBackendSpec{
         name, "Python callable " + callable + " (torch tensors, through adapters/torch_adapter.py)", "TORCH_BENCH_CMD",
-        name, {"python3", "@adapters/torch_adapter.py"}, {"gemm", "mlp", "attention"}});
+        name, {"python3", "@adapters/torch_adapter.py"}, {"gemm", "mlp", "attention", "block"}});
   }
   return b.get();
 }

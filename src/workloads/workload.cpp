@@ -3,6 +3,7 @@
 #include "core/ids.hpp"
 
 #include "workloads/attention.hpp"
+#include "workloads/block.hpp"
 #include "workloads/gemm.hpp"
 #include "workloads/mlp.hpp"
 
@@ -37,7 +38,8 @@ std::vector<const Workload*> all_workloads() {
   static const GemmWorkload gemm;
   static const MlpWorkload mlp;
   static const AttentionWorkload attention;
-  std::vector<const Workload*> v = {&gemm, &mlp, &attention};
+  static const BlockWorkload block;
+  std::vector<const Workload*> v = {&gemm, &mlp, &attention, &block};
   v.insert(v.end(), added_workloads().begin(), added_workloads().end());
   return v;
 }

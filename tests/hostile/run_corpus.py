@@ -13,7 +13,7 @@ Inputs (see tests/hostile/README.md):
                          Run as `assay run SUITE --device cpu --no-history --out OUT --no-doctor`.
   cli.tsv                args<TAB>exit<TAB>fragment; args are split like a shell would, with
                          {ok} (a tiny valid suite), {tmp}, {out}, {good} (a valid results file).
-  results/expect.tsv     file<TAB>command<TAB>exit<TAB>fragment: a results file (or a folder)
+  results.tsv            file<TAB>command<TAB>exit<TAB>fragment: a results file (or a folder) of results.tar.xz
                          given to `compare` (as the candidate; `compare-base`: as the base) or
                          to `merge`.
 
@@ -69,6 +69,22 @@ def unpack_suites(root, into):
         os.makedirs(folder)
         t.extractall(folder)
     return folder
+
+
+def unpack_results(root, into):
+    """The results inputs are kept as one tar (results.tar.xz, 79 small files and folders); their
+    expectations are results.tsv beside it. Unpacked into `into`/results; returns that folder."""
+    folder = os.path.join(into, "results")
+    with tarfile.open(os.path.join(root, "results.tar.xz")) as t:
+        for m in t.getmembers():
+            if not (m.isfile() or m.isdir()) or m.name.startswith(("/", ".")) or ".." in m.name.split("/"):
+                raise ValueError("results.tar.xz: unexpected member " + m.name)
+        os.makedirs(folder)
+        t.extractall(folder)
+    return folder
+
+
+RESULTS = {"dir": None}  # the unpacked results inputs
 
 
 def load_suites(folder):
@@ -128,7 +144,7 @@ def expand_repeats(data):
 
 # Results inputs too big to keep in the tree, written into the temp folder when run.
 def _huge_samples(root, path):  # one more sample than the reader takes (10,000,000)
-    with open(os.path.join(root, "results", "good.json")) as f:
+    with open(os.path.join(RESULTS["dir"], "good.json")) as f:
         text = f.read()
     key = '"samples_ns": ['
     at = text.index(key) + len(key)
@@ -150,23 +166,23 @@ GENERATORS = {"huge-samples": _huge_samples, "deep-array": _deep_array, "empty-d
 
 def load_results(root):
     entries = []
-    folder = os.path.join(root, "results")
-    with open(os.path.join(folder, "expect.tsv"), encoding="utf-8") as f:
+    folder = RESULTS["dir"]
+    with open(os.path.join(root, "results.tsv"), encoding="utf-8") as f:
         for i, line in enumerate(f, 1):
             line = line.rstrip("\n")
             if not line.strip() or line.startswith("#"):
                 continue
             parts = line.split("\t")
             if len(parts) != 4:
-                raise ValueError("results/expect.tsv:%d: want file<TAB>command<TAB>exit<TAB>fragment" % i)
+                raise ValueError("results.tsv:%d: want file<TAB>command<TAB>exit<TAB>fragment" % i)
             name, command, code, frag = parts
             path = os.path.join(folder, name)
             if name.startswith("gen:"):
                 if name[4:] not in GENERATORS:
-                    raise ValueError("results/expect.tsv:%d: no generator %s" % (i, name))
+                    raise ValueError("results.tsv:%d: no generator %s" % (i, name))
                 path = "{tmp}/" + name[4:] + ("" if name[4:].endswith("dir") else ".json")
             elif not os.path.exists(path):
-                raise ValueError("results/expect.tsv:%d: no %s" % (i, name))
+                raise ValueError("results.tsv:%d: no %s" % (i, name))
             if command == "compare":
                 args = ["compare", "{good}", path, "--history", "{tmp}/history.db"]
             elif command == "compare-base":
@@ -174,7 +190,7 @@ def load_results(root):
             elif command == "merge":
                 args = ["merge", path, "--out", "{out}"]
             else:
-                raise ValueError("results/expect.tsv:%d: command is compare, compare-base or merge" % i)
+                raise ValueError("results.tsv:%d: command is compare, compare-base or merge" % i)
             named = os.path.basename(path.rstrip("/")) if int(code) == 3 else None
             entry = Entry("results/%s (%s)" % (name, command), "results", args, int(code), frag, named=named)
             if name.startswith("gen:"):
@@ -188,7 +204,7 @@ def run_entry(entry, binary, root):
         out = os.path.join(tmp, "out")
         # Copies, so that no binary under test can write into the source tree (--history {ok}).
         shutil.copy(os.path.join(root, "ok.toml"), os.path.join(tmp, "ok.toml"))
-        shutil.copy(os.path.join(root, "results", "good.json"), os.path.join(tmp, "good.json"))
+        shutil.copy(os.path.join(RESULTS["dir"], "good.json"), os.path.join(tmp, "good.json"))
         subst = {"{ok}": os.path.join(tmp, "ok.toml"), "{good}": os.path.join(tmp, "good.json"),
                  "{out}": out, "{tmp}": tmp, "{src}": os.path.dirname(os.path.dirname(root))}
         if entry.expand:
@@ -276,6 +292,7 @@ def main():
     root = os.path.join(source, "tests", "hostile")
     unpacked = tempfile.mkdtemp(prefix="assay-hostile-suites-")
     atexit.register(shutil.rmtree, unpacked, True)
+    RESULTS["dir"] = unpack_results(root, unpacked)
     entries = load_suites(unpack_suites(root, unpacked)) + load_cli(root) + load_results(root)
     if only:
         entries = [e for e in entries if only in e.name]

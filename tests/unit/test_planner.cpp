@@ -38,7 +38,7 @@ TEST(Planner, InterleavesBackendsPerPoint) {
 
 TEST(Planner, UnknownNamesAreInputErrorsWithLine) {
   auto e = plan_error(suite_text("gemmm", "[\"cpu\"]", "f16", "m = 1\nn = 1\nk = 1\n"));
-  EXPECT_NE(e.find("p.toml:1:1: bench 'g': workload: unknown workload 'gemmm' (known: gemm, mlp, attention)"), std::string::npos) << e;
+  EXPECT_NE(e.find("p.toml:1:1: bench 'g': workload: unknown workload 'gemmm' (known: gemm, mlp, attention, block)"), std::string::npos) << e;
   e = plan_error(suite_text("gemm", "[\"cpu\", \"cuBLAS\"]", "f16", "m = 1\nn = 1\nk = 1\n"));
   EXPECT_NE(e.find("backends: unknown backend 'cuBLAS'"), std::string::npos) << e;
   e = plan_error(suite_text("gemm", "[\"cpu\"]", "f64", "m = 1\nn = 1\nk = 1\n"));

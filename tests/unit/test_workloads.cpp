@@ -1,10 +1,14 @@
-// The mlp and attention oracles against values worked out by hand.
+// The mlp, attention and block oracles against values worked out by hand, and the assay-lazy
+// backend (the graph engine on its CPU executor) against every workload's oracle.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "core/error.hpp"
+#include "backends/backend.hpp"
+#include "verify/tolerance.hpp"
 #include "workloads/attention.hpp"
+#include "workloads/block.hpp"
 #include "workloads/gemm.hpp"
 #include "workloads/mlp.hpp"
 
@@ -90,4 +94,61 @@ TEST(Attention, ParametersAreValidated) {
   const auto p = w.make({{"b", 2}, {"h", 3}, {"s", 8}, {"d", 4}, {"causal", 0}}, DType::f16);
   EXPECT_EQ(p->flops(), 4.0 * 2 * 3 * 64 * 4);
   EXPECT_EQ(p->reference(p->make_inputs(1), 5).index.size(), 5u * 4);  // 5 sampled query rows
+}
+
+TEST(Block, ParametersAreValidatedAndFlopsCounted) {
+  BlockWorkload w;
+  EXPECT_THROW(w.make({{"batch", 1}, {"seq", 4}, {"hidden", 10}, {"heads", 4}, {"causal", 0}}, DType::f16), InputError);
+  EXPECT_THROW(w.make({{"batch", 1}, {"seq", 4}, {"hidden", 8}, {"heads", 4}, {"causal", 2}}, DType::f16), InputError);
+  EXPECT_THROW(w.make({{"batch", 1}, {"seq", 4}, {"hidden", 8}, {"heads", 4}}, DType::f16), InputError);
+  const auto p = w.make({{"batch", 2}, {"seq", 4}, {"hidden", 8}, {"heads", 2}, {"causal", 1}}, DType::f16);
+  EXPECT_EQ(p->flops(), 24.0 * 8 * 64 + 4.0 * 2 * 16 * 8 / 2);
+  EXPECT_EQ(p->input_names().size(), p->make_inputs(1).size());
+}
+
+TEST(Block, SampledRowsAreTheFullOraclesRowsAndCausalRowsIgnoreLaterTokens) {
+  BlockWorkload w;
+  const auto p = w.make({{"batch", 2}, {"seq", 7}, {"hidden", 16}, {"heads", 4}, {"causal", 1}}, DType::f32);
+  auto in = p->make_inputs(3);
+  const Reference full = p->reference(in, 0);
+  ASSERT_EQ(full.oracle, "fp64-cpu");
+  ASSERT_EQ(full.value.size(), 2u * 7 * 16);
+  const Reference some = p->reference(in, 3);
+  EXPECT_EQ(some.oracle, "fp64-cpu-sampled-rows");
+  ASSERT_EQ(some.index.size(), 3u * 16);
+  for (std::size_t i = 0; i < some.index.size(); ++i) EXPECT_EQ(some.value[i], full.value[some.index[i]]);
+  // A later token of sequence 0 changes: its first row stays, its last row moves.
+  for (std::size_t e = 0; e < 16; ++e) store_from_float(DType::f32, in[0].data.data(), 5 * 16 + e, 3.0f);
+  const Reference after = p->reference(in, 0);
+  for (std::size_t e = 0; e < 16; ++e) EXPECT_EQ(after.value[e], full.value[e]);
+  double moved = 0;
+  for (std::size_t e = 0; e < 16; ++e) moved += std::abs(after.value[6 * 16 + e] - full.value[6 * 16 + e]);
+  EXPECT_GT(moved, 1e-3);
+}
+
+TEST(LazyBackend, EveryWorkloadMatchesItsOracle) {
+  const Backend* lazy = find_backend("assay-lazy");
+  ASSERT_NE(lazy, nullptr);
+  const std::vector<std::pair<std::string, Params>> shapes = {
+      {"gemm", {{"m", 5}, {"n", 7}, {"k", 3}}},
+      {"mlp", {{"batch", 3}, {"hidden", 8}}},
+      {"attention", {{"b", 2}, {"h", 2}, {"s", 9}, {"d", 8}, {"causal", 0}}},
+      {"attention", {{"b", 2}, {"h", 2}, {"s", 9}, {"d", 8}, {"causal", 1}}},
+      {"block", {{"batch", 2}, {"seq", 5}, {"hidden", 16}, {"heads", 4}, {"causal", 0}}},
+      {"block", {{"batch", 2}, {"seq", 5}, {"hidden", 16}, {"heads", 4}, {"causal", 1}}},
+  };
+  for (const auto& [name, params] : shapes)
+    for (const DType t : {DType::f32, DType::f16}) {
+      ASSERT_TRUE(lazy->supports(name, t));
+      const auto p = find_workload(name)->make(params, t);
+      const auto in = p->make_inputs(7);
+      auto inst = lazy->instantiate(*p, in);
+      inst->poison_output();
+      inst->call(nullptr);
+      const verify::Tolerance tol = t == DType::f32 ? verify::Tolerance{1e-5, 1e-5} : verify::Tolerance{2e-2, 2e-2};
+      const auto rec = verify::check_output(inst->read_output(), p->reference(in, 0), tol);
+      EXPECT_TRUE(rec.passed) << name << " " << dtype_name(t) << " " << p->shape_string() << ": max_abs "
+                              << rec.max_abs << ", " << rec.first_failure;
+    }
+  EXPECT_FALSE(lazy->supports("gemm", DType::f8e4m3));
 }
