@@ -66,6 +66,7 @@ class CpuGemmInstance final : public Instance {
 
 std::unique_ptr<Instance> CpuGemmBackend::instantiate(const Problem& problem,
                                                       const std::vector<HostTensor>& inputs) const {
+  if (problem.workload() == "attention") return make_cpu_attention_instance(problem, inputs);
   return std::make_unique<CpuGemmInstance>(dynamic_cast<const GemmProblem&>(problem), inputs);
 }
 

@@ -14,7 +14,8 @@ Action add_list_command(CLI::App& app) {
     std::cout << "workloads:\n";
     for (const Workload* w : all_workloads()) {
       std::string params, dtypes;
-      for (const auto& p : w->param_names()) params += (params.empty() ? "" : ", ") + p;
+      for (const auto& p : w->param_names())
+        params += (params.empty() ? "" : ", ") + (w->param_optional(p) ? "[" + p + "]" : p);
       for (DType d : w->dtypes()) dtypes += (dtypes.empty() ? "" : ", ") + std::string(dtype_name(d));
       std::cout << "  " << w->name() << "  (" << params << "; " << dtypes << ")  " << w->description() << "\n";
     }

@@ -71,6 +71,7 @@ struct CheckRecord {
   std::uint64_t seed = 0;
   double atol = 0, rtol = 0;
   double max_abs = 0, max_rel = 0, rel_l2 = 0;
+  double rmse = 0;  // sqrt(mean (out - ref)²) over the checked elements; +inf with a NaN or Inf
   std::uint64_t fails = 0, checked = 0, nan_count = 0;
   std::string first_failure;  // index, value and reference of the first failing element
   // The check: how many calls were checked (each into a poisoned output) and whether their

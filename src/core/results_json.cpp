@@ -57,6 +57,7 @@ json check_json(const CheckRecord& c) {
   json j = {{"passed", c.passed}, {"oracle", c.oracle},   {"shape", c.shape},
             {"seed", c.seed},     {"atol", c.atol},       {"rtol", c.rtol},
             {"max_abs", c.max_abs}, {"max_rel", c.max_rel}, {"rel_l2", c.rel_l2},
+            {"rmse", std::isfinite(c.rmse) ? json(c.rmse) : json(nullptr)},
             {"fails", c.fails},   {"checked", c.checked}, {"nan_count", c.nan_count},
             {"first_failure", c.first_failure}};
   if (c.calls != 1) j["calls"] = c.calls;
@@ -305,6 +306,7 @@ CheckRecord read_check(const Reader& r) {
   c.max_abs = r.get<double>("max_abs");
   c.max_rel = r.get<double>("max_rel");
   c.rel_l2 = r.get_number_or_null("rel_l2", std::numeric_limits<double>::infinity());
+  if (r.has("rmse")) c.rmse = r.get_number_or_null("rmse", std::numeric_limits<double>::infinity());
   c.fails = r.get<std::uint64_t>("fails");
   c.checked = r.get<std::uint64_t>("checked");
   c.nan_count = r.get<std::uint64_t>("nan_count");

@@ -68,6 +68,7 @@ void validate_bench(const suite::Bench& b) {
     if (!known.count(key))
       throw InputError(at + "check.shape." + key + ": " + b.workload + " has no parameter '" + key + "'");
   for (const auto& p : names) {
+    if (w->param_optional(p)) continue;
     bool found = false;
     for (const auto& axis : b.axes) found = found || axis.name == p;
     if (!found) throw InputError(at + "axes: parameter '" + p + "' of " + b.workload + " has no axis");

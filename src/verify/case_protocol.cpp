@@ -83,7 +83,7 @@ void run_case_protocol(const ResolvedCase& rc, Subject& subject, const DeviceRec
     if (outs.empty()) throw InternalError("the check made no call");
     // Every call's output must pass: a kernel whose output changes from call to call (a race,
     // state kept between calls) fails on the call where it is wrong, named as such.
-    const Reference ref = problem->reference(inputs, check_rows(*problem, rc.check));
+    const Reference ref = problem->oracle(inputs, rc.check_seed, check_rows(*problem, rc.check));
     for (std::size_t i = 0; i < outs.size(); ++i) {
       const std::string which = i == 0 ? std::string("check")
                                        : "check (call " + std::to_string(i + 1) + " of " + std::to_string(outs.size()) +
@@ -119,9 +119,10 @@ void run_case_protocol(const ResolvedCase& rc, Subject& subject, const DeviceRec
   if (recheck) {
     const bool ok = m.fresh_inputs_used
                         ? record_check(rec, rec.recheck, "recheck on fresh inputs after the timed calls", *m.last_output,
-                                       *problem, problem->reference(fresh, rc.check.sampled_rows), rc.check, fresh_seed)
+                                       *problem, problem->oracle(fresh, fresh_seed, rc.check.sampled_rows), rc.check, fresh_seed)
                         : record_check(rec, rec.recheck, "recheck of the last timed call", *m.last_output, *problem,
-                                       problem->reference(inputs, rc.check.sampled_rows), rc.check, rc.measure_seed);
+                                       problem->oracle(inputs, rc.measure_seed, rc.check.sampled_rows), rc.check,
+                                       rc.measure_seed);
     rec.recheck->inputs = m.fresh_inputs_used ? "fresh" : "timed";
     if (!ok) return;  // no time is reported for an output that failed
   }

@@ -1,6 +1,7 @@
 #include "workloads/attention.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "core/error.hpp"
@@ -10,10 +11,24 @@
 
 namespace assay {
 
+namespace {
+constexpr float kOutlierFactor = 16.0f;
+constexpr double kE4m3Max = 448.0;
+}  // namespace
+
 AttentionProblem::AttentionProblem(std::int64_t b, std::int64_t h, std::int64_t s, std::int64_t d, bool causal,
-                                   DType dtype)
-    : b_(b), h_(h), s_(s), d_(d), causal_(causal), dtype_(dtype),
-      params_{{"b", b}, {"h", h}, {"s", s}, {"d", d}, {"causal", causal ? 1 : 0}} {}
+                                   DType dtype, std::int64_t outliers, bool per_head_scales)
+    : b_(b), h_(h), s_(s), d_(d), causal_(causal), dtype_(dtype), outliers_(outliers),
+      per_head_scales_(per_head_scales),
+      params_{{"b", b}, {"h", h}, {"s", s}, {"d", d}, {"causal", causal ? 1 : 0}} {
+  if (outliers_ > 0) params_["outliers"] = outliers_;
+  if (per_head_scales_) params_["per_head_scales"] = 1;
+}
+
+std::vector<std::string> AttentionProblem::input_names() const {
+  if (dtype_ == DType::f8e4m3) return {"Q", "K", "V", "q_descale", "k_descale", "v_descale"};
+  return {"Q", "K", "V"};
+}
 
 double AttentionProblem::flops() const {
   const double f = 4.0 * b_ * h_ * static_cast<double>(s_) * s_ * d_;
@@ -21,7 +36,10 @@ double AttentionProblem::flops() const {
 }
 
 double AttentionProblem::min_bytes() const {
-  return 4.0 * b_ * h_ * s_ * d_ * static_cast<double>(dtype_size(dtype_));
+  const double n = static_cast<double>(b_) * h_ * s_ * d_;
+  const double descales = dtype_ == DType::f8e4m3 ? 3.0 * (per_head_scales_ ? b_ * h_ : 1) * sizeof(float) : 0;
+  return 3.0 * n * static_cast<double>(dtype_size(dtype_)) + n * static_cast<double>(dtype_size(output_dtype())) +
+         descales;
 }
 
 std::uint64_t AttentionProblem::device_bytes() const {
@@ -30,20 +48,85 @@ std::uint64_t AttentionProblem::device_bytes() const {
   return static_cast<std::uint64_t>(min_bytes() + scores * (4 + dtype_size(dtype_)));
 }
 
+std::vector<float> AttentionProblem::values(std::uint64_t seed, int which) const {
+  HostTensor t = HostTensor::zeros(DType::f32, {b_, h_, s_, d_});
+  fill_uniform(t, seed * 4 + static_cast<std::uint64_t>(which) + 1);
+  std::vector<float> v(t.numel());
+  std::memcpy(v.data(), t.data.data(), t.bytes());
+  if (outliers_ > 0) {
+    // Entry i is an outlier when its own draw from the seed falls under outliers per million.
+    parallel_for(v.size(), [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) {
+        std::uint64_t state = (seed * 4 + static_cast<std::uint64_t>(which)) * 0x9e3779b97f4a7c15ull + i;
+        if (static_cast<std::int64_t>(splitmix64(state) % 1000000) < outliers_) v[i] *= kOutlierFactor;
+      }
+    }, 1 << 16);
+  }
+  return v;
+}
+
 std::vector<HostTensor> AttentionProblem::make_inputs(std::uint64_t seed) const {
   std::vector<HostTensor> t;
-  for (int i = 0; i < 3; ++i) {
-    t.push_back(HostTensor::zeros(dtype_, {b_, h_, s_, d_}));
-    fill_uniform(t.back(), seed * 4 + i + 1);
+  if (dtype_ != DType::f8e4m3) {
+    for (int i = 0; i < 3; ++i) {
+      t.push_back(HostTensor::zeros(dtype_, {b_, h_, s_, d_}));
+      if (outliers_ == 0) {
+        fill_uniform(t.back(), seed * 4 + i + 1);
+      } else {
+        const auto v = values(seed, i);
+        for (std::size_t j = 0; j < v.size(); ++j) store_from_float(dtype_, t.back().data.data(), j, v[j]);
+      }
+    }
+    return t;
   }
+  // e4m3 with a scale per tensor or per (batch, head) that maps the amax to e4m3's largest value.
+  const std::int64_t groups = per_head_scales_ ? b_ * h_ : 1;
+  const std::size_t per_group = static_cast<std::size_t>(b_ * h_ * s_ * d_ / groups);
+  std::vector<HostTensor> descales;
+  for (int i = 0; i < 3; ++i) {
+    const auto v = values(seed, i);
+    HostTensor q = HostTensor::zeros(DType::f8e4m3, {b_, h_, s_, d_});
+    HostTensor ds = HostTensor::zeros(DType::f32, per_head_scales_ ? std::vector<std::int64_t>{b_, h_}
+                                                                   : std::vector<std::int64_t>{1});
+    for (std::int64_t g = 0; g < groups; ++g) {
+      float amax = 0;
+      for (std::size_t j = g * per_group; j < (g + 1) * per_group; ++j) amax = std::max(amax, std::fabs(v[j]));
+      const float scale = amax > 0 ? static_cast<float>(kE4m3Max / amax) : 1.0f;
+      for (std::size_t j = g * per_group; j < (g + 1) * per_group; ++j)
+        store_from_float(DType::f8e4m3, q.data.data(), j, v[j] * scale);
+      store_from_float(DType::f32, ds.data.data(), static_cast<std::size_t>(g), 1.0f / scale);
+    }
+    t.push_back(std::move(q));
+    descales.push_back(std::move(ds));
+  }
+  for (auto& ds : descales) t.push_back(std::move(ds));
   return t;
 }
 
-HostTensor AttentionProblem::output_like() const { return HostTensor::zeros(dtype_, {b_, h_, s_, d_}); }
+HostTensor AttentionProblem::output_like() const { return HostTensor::zeros(output_dtype(), {b_, h_, s_, d_}); }
+
+std::vector<float> AttentionProblem::dequantised(const std::vector<HostTensor>& in, int which) const {
+  auto v = to_floats(in.at(static_cast<std::size_t>(which)));
+  if (dtype_ != DType::f8e4m3) return v;
+  const auto ds = to_floats(in.at(static_cast<std::size_t>(3 + which)));
+  const std::size_t per_group = v.size() / ds.size();
+  for (std::size_t j = 0; j < v.size(); ++j) v[j] *= ds[j / per_group];
+  return v;
+}
 
 Reference AttentionProblem::reference(const std::vector<HostTensor>& in, std::int64_t sampled_rows) const {
+  return compute(dequantised(in, 0), dequantised(in, 1), dequantised(in, 2), sampled_rows);
+}
+
+Reference AttentionProblem::oracle(const std::vector<HostTensor>& in, std::uint64_t seed,
+                                   std::int64_t sampled_rows) const {
+  if (dtype_ != DType::f8e4m3) return reference(in, sampled_rows);
+  return compute(values(seed, 0), values(seed, 1), values(seed, 2), sampled_rows);
+}
+
+Reference AttentionProblem::compute(const std::vector<float>& q, const std::vector<float>& k,
+                                    const std::vector<float>& v, std::int64_t sampled_rows) const {
   const auto rows = pick_rows(b_ * h_ * s_, sampled_rows);
-  const auto q = to_floats(in.at(0)), k = to_floats(in.at(1)), v = to_floats(in.at(2));
   const double scale = 1.0 / std::sqrt(static_cast<double>(d_));
   Reference ref;
   ref.oracle = rows.size() == static_cast<std::size_t>(b_ * h_ * s_) ? "fp64-cpu" : "fp64-cpu-sampled-rows";
@@ -81,16 +164,20 @@ Reference AttentionProblem::reference(const std::vector<HostTensor>& in, std::in
 }
 
 std::unique_ptr<Problem> AttentionWorkload::make(const Params& params, DType dtype) const {
-  reject_unknown_params(params, "attention", {"b", "h", "s", "d", "causal"});
+  reject_unknown_params(params, "attention", {"b", "h", "s", "d", "causal", "outliers", "per_head_scales"});
   const std::int64_t b = require_param(params, "attention", "b", 1, 2147483647);
   const std::int64_t h = require_param(params, "attention", "h", 1, 2147483647);
   const std::int64_t s = require_param(params, "attention", "s", 1, 2147483647);
   const std::int64_t d = require_param(params, "attention", "d", 1, 2147483647);
   const std::int64_t causal = require_param(params, "attention", "causal", 0, 1);
+  const std::int64_t outliers = params.count("outliers") ? require_param(params, "attention", "outliers", 0, 1000000) : 0;
+  const std::int64_t per_head = params.count("per_head_scales") ? require_param(params, "attention", "per_head_scales", 0, 1) : 0;
+  if (per_head && dtype != DType::f8e4m3)
+    throw InputError("per_head_scales: only f8e4m3 has scales (this case is " + std::string(dtype_name(dtype)) + ")");
   std::int64_t bh;
   if (__builtin_mul_overflow(b, h, &bh)) throw InputError("attention: b*h overflows");
   checked_bytes("attention", {{bh, s * d}, {bh, s * s}}, DType::f32);
-  return std::make_unique<AttentionProblem>(b, h, s, d, causal != 0, dtype);
+  return std::make_unique<AttentionProblem>(b, h, s, d, causal != 0, dtype, outliers, per_head != 0);
 }
 
 }  // namespace assay

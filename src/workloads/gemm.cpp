@@ -8,16 +8,12 @@
 
 namespace assay {
 
-namespace {
-
 std::uint64_t splitmix64(std::uint64_t& state) {
   std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
-
-}  // namespace
 
 void fill_uniform(HostTensor& t, std::uint64_t seed, double scale) {
   const std::size_t n = t.numel();

@@ -48,6 +48,8 @@ class GemmWorkload final : public Workload {
   std::unique_ptr<Problem> make(const Params& params, DType dtype) const override;
 };
 
+// The next value of the splitmix64 generator whose state is `state` (advanced).
+std::uint64_t splitmix64(std::uint64_t& state);
 // Deterministic uniform values in [-scale, scale) rounded to `dtype`, from a seed (splitmix64).
 void fill_uniform(HostTensor& t, std::uint64_t seed, double scale = 1.0);
 // Elements of a tensor as float (exact for every dtype).

@@ -47,6 +47,14 @@ class Problem {
   virtual HostTensor output_like() const = 0;
   // All elements when sampled_rows <= 0; otherwise that many rows spread over the output.
   virtual Reference reference(const std::vector<HostTensor>& inputs, std::int64_t sampled_rows) const = 0;
+  // The oracle a case is checked against, for inputs made by make_inputs(seed): `reference` on
+  // them, unless the dtype quantises values the problem drew first (f8e4m3 attention), whose
+  // oracle is on those unquantised values so that the error reported is the whole error.
+  virtual Reference oracle(const std::vector<HostTensor>& inputs, std::uint64_t seed,
+                           std::int64_t sampled_rows) const {
+    (void)seed;
+    return reference(inputs, sampled_rows);
+  }
   std::string shape_string() const;  // "k=384,m=384,n=384" (names in order)
 };
 
@@ -61,6 +69,12 @@ class Workload {
   virtual std::pair<std::int64_t, std::int64_t> param_range(const std::string& name) const {
     (void)name;
     return {1, 2147483647};
+  }
+  // A parameter a suite may leave out (the problem then takes its default and leaves it out of
+  // its params, so that the case ids of suites that predate it do not change).
+  virtual bool param_optional(const std::string& name) const {
+    (void)name;
+    return false;
   }
   // Validates and builds; throws InputError naming the parameter ("m", ...) when invalid.
   virtual std::unique_ptr<Problem> make(const Params& params, DType dtype) const = 0;

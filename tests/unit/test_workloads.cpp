@@ -152,3 +152,51 @@ TEST(LazyBackend, EveryWorkloadMatchesItsOracle) {
     }
   EXPECT_FALSE(lazy->supports("gemm", DType::f8e4m3));
 }
+
+TEST(AttentionF8, QuantisedFromTheSameValuesWithDescalesAndTheOracleOnTheUnquantised) {
+  AttentionWorkload w;
+  for (const std::int64_t per_head : {0, 1})
+    for (const std::int64_t outliers : {0, 1000}) {
+      Params params{{"b", 2}, {"h", 3}, {"s", 40}, {"d", 16}, {"causal", 1}, {"outliers", outliers}};
+      if (per_head) params["per_head_scales"] = 1;
+      const auto made = w.make(params, DType::f8e4m3);
+      const auto& p = dynamic_cast<const AttentionProblem&>(*made);
+      const auto in = p.make_inputs(5);
+      ASSERT_EQ(in.size(), 6u);
+      EXPECT_EQ(in[0].dtype, DType::f8e4m3);
+      EXPECT_EQ(in[3].numel(), per_head ? 6u : 1u);
+      EXPECT_EQ(p.output_like().dtype, DType::bf16);
+      for (int t = 0; t < 3; ++t) {
+        const auto exact = p.values(5, t), deq = p.dequantised(in, t);
+        const auto descale = to_floats(in[3 + t]);
+        const std::size_t group = exact.size() / descale.size();
+        for (std::size_t i = 0; i < exact.size(); ++i) {
+          // e4m3 keeps 3 mantissa bits: within 2^-4 relative, or its subnormal step near zero.
+          const double step = std::ldexp(1.0, -9) * descale[i / group];
+          ASSERT_LE(std::fabs(deq[i] - exact[i]), std::fabs(exact[i]) / 16 + step)
+              << "per_head " << per_head << " outliers " << outliers << " tensor " << t << " element " << i;
+        }
+      }
+      // The same values as the 16-bit case draws (before its rounding).
+      const auto f16 = w.make(params.count("per_head_scales") ? Params{{"b", 2}, {"h", 3}, {"s", 40}, {"d", 16},
+                                                                        {"causal", 1}, {"outliers", outliers}}
+                                                              : params,
+                              DType::f16);
+      const auto f16_in = f16->make_inputs(5);
+      const auto q16 = to_floats(f16_in[0]), q = p.values(5, 0);
+      for (std::size_t i = 0; i < q.size(); i += 97) EXPECT_NEAR(q16[i], q[i], std::fabs(q[i]) / 1024 + 1e-7);
+      // The oracle is on those values, not on the quantised inputs.
+      const Reference exact = p.oracle(in, 5, 0), given = p.reference(in, 0);
+      double differ = 0;
+      for (std::size_t i = 0; i < exact.value.size(); ++i) differ = std::max(differ, std::fabs(exact.value[i] - given.value[i]));
+      EXPECT_GT(differ, 1e-4);
+    }
+  // Outliers exist at about the rate asked (16x the uniform range).
+  const auto p = w.make({{"b", 4}, {"h", 8}, {"s", 256}, {"d", 64}, {"causal", 0}, {"outliers", 1000}}, DType::f16);
+  const auto q = dynamic_cast<const AttentionProblem&>(*p).values(1, 0);
+  std::size_t big = 0;
+  for (float x : q) big += std::fabs(x) > 1.0f;
+  EXPECT_NEAR(static_cast<double>(big) / q.size(), 1e-3 * 15.0 / 16, 2e-4);  // |16u| > 1 unless |u| < 1/16
+  EXPECT_THROW(w.make({{"b", 1}, {"h", 1}, {"s", 8}, {"d", 8}, {"causal", 0}, {"per_head_scales", 1}}, DType::f16),
+               InputError);
+}
