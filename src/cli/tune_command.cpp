@@ -1,7 +1,6 @@
-// assay tune SUITE --variant NAME=BACKEND[,VAR=value...] ...: the search of src/tune over one
+// assay tune SUITE [--variant NAME=BACKEND[,VAR=value...] ...]: the search of src/tune over one
 // bench, with this machine measuring (runner/tune_run.hpp); a report in JSON and Markdown.
 #include <iostream>
-#include <regex>
 
 #include "backends/backend.hpp"
 #include "cli/commands.hpp"
@@ -12,27 +11,6 @@
 
 namespace assay::cli {
 
-namespace {
-// "NAME=BACKEND" then ",VAR=value" settings for the variant's workers.
-runner::TuneVariant parse_variant(const std::string& text) {
-  static const std::regex head(R"(([A-Za-z0-9_.@:+-]+)=([A-Za-z0-9_.@:+-]+))");
-  static const std::regex setting("[A-Za-z_][A-Za-z0-9_]*=.*");
-  std::vector<std::string> parts;
-  std::size_t at = 0;
-  for (std::size_t comma; (comma = text.find(',', at)) != std::string::npos; at = comma + 1)
-    parts.push_back(text.substr(at, comma - at));
-  parts.push_back(text.substr(at));
-  std::smatch m;
-  if (!std::regex_match(parts[0], m, head))
-    throw InputError("--variant '" + text + "': use NAME=BACKEND[,VAR=value...], e.g. wide=assay@wgmma_128x256");
-  runner::TuneVariant v{m[1], m[2], {}};
-  for (std::size_t i = 1; i < parts.size(); ++i) {
-    if (!std::regex_match(parts[i], setting)) throw InputError("--variant '" + text + "': '" + parts[i] + "' is not VAR=value");
-    v.env.push_back(parts[i]);
-  }
-  return v;
-}
-}  // namespace
 
 Action add_tune_command(CLI::App& app) {
   struct TuneFlags {
@@ -46,7 +24,8 @@ Action add_tune_command(CLI::App& app) {
   app.add_option("suite", f->t.run.suite_path, "suite file (TOML)")->required();
   app.add_option("--bench", f->t.bench, "the bench whose points are the shapes (needed when the suite has several)");
   app.add_option("--baseline", f->t.baseline, "the backend the variants must beat (default: the bench's baseline)");
-  app.add_option("--variant", f->variants, "NAME=BACKEND[,VAR=value...]: a variant (repeatable)");
+  app.add_option("--variant", f->variants,
+                 "NAME=BACKEND[,VAR=value...]: a variant (repeatable; default: the bench's [bench.tune] variants)");
   app.add_option("--variants-of", f->variants_of, "every pinned configuration of this backend (BACKEND@...) that implements the bench's workload is a variant");
   f->filter_opt = app.add_option("--filter", f->filter, "only the shapes whose case id matches this regex");
   app.add_option("--device", f->t.run.device, "CUDA device index, or 'cpu'")->capture_default_str();
@@ -59,7 +38,7 @@ Action add_tune_command(CLI::App& app) {
     if (f->filter_opt->count() && f->filter.empty()) throw InputError("--filter '': give a regex of case ids");
     if (!f->filter.empty()) f->t.run.filter = f->filter;
     check_device_flag(f->t.run.device);
-    for (const auto& v : f->variants) f->t.variants.push_back(parse_variant(v));
+    for (const auto& v : f->variants) f->t.variants.push_back(runner::parse_tune_variant(v));
     if (!f->variants_of.empty()) {
       for (const Backend* b : all_backends())
         if (b->name().rfind(f->variants_of + "@", 0) == 0) f->t.variants.push_back({b->name(), b->name(), {}, true});

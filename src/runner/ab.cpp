@@ -114,8 +114,7 @@ AbOutcome run_ab(const AbOptions& o, const std::function<void(const std::string&
     side.run.ab_side = side.name;
     for (const auto& e : side.program->env) side.run.environment["ab." + std::string(side.name) + "." + e.substr(0, e.find('='))] = e.substr(e.find('=') + 1);
     side.run.environment["ab." + std::string(side.name) + ".program"] = side.program->path;
-    side.file = std::make_unique<ResultsFile>(out.folder, side.name, planned.size());
-    side.file->start(side.run);
+    side.file = std::make_unique<ResultsFile>(out.folder, side.name, planned.size(), side.run);
   }
 
   for (std::size_t i = 0; i < planned.size(); ++i) {

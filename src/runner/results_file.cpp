@@ -14,7 +14,7 @@ namespace assay::runner {
 
 namespace fs = std::filesystem;
 
-ResultsFile::ResultsFile(const std::string& out_dir, const std::string& name, std::size_t cases)
+ResultsFile::ResultsFile(const std::string& out_dir, const std::string& name, std::size_t cases, const RunRecord& run)
     : cases_(cases), done_(cases, false) {
   if (out_dir.empty()) throw InputError("--out '': name a folder for the results");
   std::error_code ec;
@@ -24,25 +24,31 @@ ResultsFile::ResultsFile(const std::string& out_dir, const std::string& name, st
   fs::create_directories(out_dir, ec);
   if (!fs::is_directory(out_dir))
     throw InputError("--out '" + out_dir + "': cannot create this folder" + (ec ? ": " + ec.message() : ""));
-  // The name is reserved by creating the file exclusively: runs started together into one
-  // folder (in the same second, of the same suite and tag) each get their own.
+  // The first document (the run, no case yet) is written whole to a temporary file, then linked
+  // to the first free name: link() fails on a taken name, so runs started together into one
+  // folder (in the same second, of the same suite and tag) each get their own file, and a run
+  // killed at any moment leaves no empty or half-written .json behind.
   const std::string stem = (fs::path(out_dir) / name).string();
+  const std::string tmp = stem + ".json.tmp." + std::to_string(::getpid());
+  try {
+    write_file_atomically(tmp, to_json_text(ResultsDocument{run, {}}));
+  } catch (const Error& e) {
+    throw InputError("--out '" + out_dir + "': " + e.what());
+  }
   for (int i = 1;; ++i) {
     const std::string s = i == 1 ? stem : stem + "-" + std::to_string(i);
-    const int fd = ::open((s + ".json").c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-      ::close(fd);
+    if (::link(tmp.c_str(), (s + ".json").c_str()) == 0) {
+      ::unlink(tmp.c_str());
       json_path_ = s + ".json";
       markdown_path_ = s + ".md";
       return;
     }
-    if (errno != EEXIST || i > 10000)
-      throw InputError("--out '" + out_dir + "': cannot create " + s + ".json: " + std::strerror(errno));
+    if (errno != EEXIST || i > 10000) {
+      const int err = errno;
+      ::unlink(tmp.c_str());
+      throw InputError("--out '" + out_dir + "': cannot create " + s + ".json: " + std::strerror(err));
+    }
   }
-}
-
-void ResultsFile::start(const RunRecord& run) {
-  write_file_atomically(json_path_, to_json_text(ResultsDocument{run, {}}));
 }
 
 void ResultsFile::finish(std::size_t i, CaseRecord rec, const RunRecord& run) {

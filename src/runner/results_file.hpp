@@ -13,15 +13,14 @@ namespace assay::runner {
 
 class ResultsFile {
  public:
-  // Creates `out_dir` and reserves `<name>.json` there, or `<name>-2.json`, ... when taken
-  // (created exclusively, so concurrent runs never share a file). Throws InputError (exit 3)
-  // for an empty or unusable folder.
-  ResultsFile(const std::string& out_dir, const std::string& name, std::size_t cases);
+  // Creates `out_dir` and writes `<name>.json` there, or `<name>-2.json`, ... when taken
+  // (created exclusively, so concurrent runs never share a file), holding the run's metadata
+  // and no case yet: a valid document from the start. Throws InputError (exit 3) for an empty
+  // or unusable folder.
+  ResultsFile(const std::string& out_dir, const std::string& name, std::size_t cases, const RunRecord& run);
   const std::string& json_path() const { return json_path_; }
   const std::string& markdown_path() const { return markdown_path_; }
 
-  // Writes the run's metadata with no case yet, a valid document from the start.
-  void start(const RunRecord& run);
   // Stores case i's final record and rewrites the file with the finished cases.
   void finish(std::size_t i, CaseRecord rec, const RunRecord& run);
   // Removes the file (a run in which nothing could run leaves none).

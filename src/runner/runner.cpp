@@ -86,8 +86,7 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
   if (ex.cuda_ok && opt.doctor) progress(gpu::doctor_summary_line(ex.device, gpu::nvml::system_library()));
 
   ResultsFile file(opt.out_dir, s.name + "-" + (opt.tag.empty() ? "untagged" : opt.tag) + "-" + utc_now_compact(),
-                   planned.size());
-  file.start(out.doc.run);
+                   planned.size(), out.doc.run);
   std::mutex lock;  // progress lines and the results file, when devices run in parallel
   const auto label = [&](std::size_t i, const std::string& device) {
     return "[" + std::to_string(i + 1) + "/" + std::to_string(planned.size()) + "] " + planned[i].id +

@@ -1,5 +1,7 @@
 #include "runner/tune_run.hpp"
 
+#include <regex>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -25,9 +27,10 @@ namespace {
 // The machine: every check and every session a worker of this binary, with the variant's settings.
 class RunnerEvaluator : public tune::Evaluator {
  public:
-  RunnerEvaluator(const TuneRunOptions& o, std::vector<PlannedCase> shapes, std::function<void(const std::string&)> progress)
+  RunnerEvaluator(const TuneRunOptions& o, const std::vector<TuneVariant>& variants, std::vector<PlannedCase> shapes,
+                  std::function<void(const std::string&)> progress)
       : o_(o), shapes_(std::move(shapes)), progress_(std::move(progress)) {
-    for (const auto& v : o.variants) variants_[v.name] = v;
+    for (const auto& v : variants) variants_[v.name] = v;
   }
 
   std::string check(const std::string& variant, std::size_t shape) override {
@@ -79,8 +82,27 @@ class RunnerEvaluator : public tune::Evaluator {
 
 }  // namespace
 
+TuneVariant parse_tune_variant(const std::string& text, const std::string& origin) {
+  static const std::regex head(R"(([A-Za-z0-9_.@:+-]+)=([A-Za-z0-9_.@:+-]+))");
+  static const std::regex setting("[A-Za-z_][A-Za-z0-9_]*=.*");
+  std::vector<std::string> parts;
+  std::size_t at = 0;
+  for (std::size_t comma; (comma = text.find(',', at)) != std::string::npos; at = comma + 1)
+    parts.push_back(text.substr(at, comma - at));
+  parts.push_back(text.substr(at));
+  std::smatch m;
+  if (!std::regex_match(parts[0], m, head))
+    throw InputError(origin + " '" + text + "': use NAME=BACKEND[,VAR=value...], e.g. wide=assay@wgmma_128x256");
+  TuneVariant v{m[1], m[2], {}};
+  v.origin = origin;
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    if (!std::regex_match(parts[i], setting)) throw InputError(origin + " '" + text + "': '" + parts[i] + "' is not VAR=value");
+    v.env.push_back(parts[i]);
+  }
+  return v;
+}
+
 TuneRunOutcome run_tune(const TuneRunOptions& o, const std::function<void(const std::string&)>& progress) {
-  if (o.variants.empty()) throw InputError("tune: give at least one --variant (or --variants-of BACKEND)");
   const suite::Suite s = suite::load_suite(o.run.suite_path);
   use_suite_python_path(s);
   const suite::Bench* bench = nullptr;
@@ -89,6 +111,15 @@ TuneRunOutcome run_tune(const TuneRunOptions& o, const std::function<void(const 
   if (!bench)
     throw InputError(o.run.suite_path + ": " +
                      (o.bench.empty() ? "the suite has several benches: name one with --bench" : "no bench '" + o.bench + "'"));
+  // The command line's variants, else the bench's own.
+  std::vector<TuneVariant> variants = o.variants;
+  if (variants.empty())
+    for (const auto& text : bench->tune_variants)
+      variants.push_back(parse_tune_variant(text, bench->tune_variants_pos.str() + ": bench '" + bench->name +
+                                                      "': tune.variants"));
+  if (variants.empty())
+    throw InputError("tune: give at least one --variant (or --variants-of BACKEND), or list the bench's variants in "
+                     "[bench.tune] variants");
   const std::string baseline = o.baseline.empty() ? bench->baseline : o.baseline;
   if (baseline.empty()) throw InputError("tune: bench '" + bench->name + "' names no baseline: give --baseline");
   TuneRunOutcome out;
@@ -102,9 +133,9 @@ TuneRunOutcome run_tune(const TuneRunOptions& o, const std::function<void(const 
     throw InputError(o.run.suite_path + ": bench '" + bench->name + "' has no case of baseline '" + baseline + "'" +
                      (o.run.filter ? " matching --filter '" + *o.run.filter + "'" : std::string()));
   std::vector<std::string> names;
-  for (const auto& v : o.variants) {
+  for (const auto& v : variants) {
     const Backend* b = find_backend(v.backend);
-    if (!b) throw InputError("--variant " + v.name + ": unknown backend '" + v.backend + "'");
+    if (!b) throw InputError(v.origin + " " + v.name + ": unknown backend '" + v.backend + "'");
     bool implements = true;
     for (const auto& pc : shapes)
       if (!b->supports(bench->workload, *parse_dtype(pc.point.dtype))) {
@@ -112,12 +143,12 @@ TuneRunOutcome run_tune(const TuneRunOptions& o, const std::function<void(const 
           implements = false;
           break;
         }
-        throw InputError("--variant " + v.name + ": '" + v.backend + "' does not implement " + bench->workload + " in " +
+        throw InputError(v.origin + " " + v.name + ": '" + v.backend + "' does not implement " + bench->workload + " in " +
                          pc.point.dtype);
       }
     if (!implements) continue;
     if (v.name == baseline || std::count(names.begin(), names.end(), v.name))
-      throw InputError("--variant " + v.name + ": the name is taken (the baseline or another variant)");
+      throw InputError(v.origin + " " + v.name + ": the name is taken (the baseline or another variant)");
     names.push_back(v.name);
     out.variants.push_back(v);
   }
@@ -125,7 +156,7 @@ TuneRunOutcome run_tune(const TuneRunOptions& o, const std::function<void(const 
     throw InputError("tune: none of the variants implements " + bench->workload + " in the dtypes of bench '" +
                      bench->name + "'");
   for (const auto& pc : shapes) out.shapes.push_back(pc.id);
-  RunnerEvaluator ev(o, shapes, progress);
+  RunnerEvaluator ev(o, out.variants, shapes, progress);
   out.result = tune::search_variants(names, baseline, shapes.size(), ev, o.search);
 
   const std::string stem =

@@ -22,13 +22,19 @@ struct TuneVariant {
   // left out where it does not implement the bench's workload and dtypes, where a named --variant
   // is an input error.
   bool from_family = false;
+  // Where it was given, for errors: "--variant" or the suite's "FILE:LINE:COL: bench[i].tune.variants".
+  std::string origin = "--variant";
 };
+
+// "NAME=BACKEND[,VAR=value...]" (a --variant, or an entry of a bench's [bench.tune] variants);
+// InputError naming `origin` when malformed.
+TuneVariant parse_tune_variant(const std::string& text, const std::string& origin = "--variant");
 
 struct TuneRunOptions {
   RunOptions run;        // the suite, --filter, --device, --out, --seed, --mode
   std::string bench;     // "" when the suite has one bench
   std::string baseline;  // "" for the bench's baseline backend
-  std::vector<TuneVariant> variants;
+  std::vector<TuneVariant> variants;  // empty: the bench's [bench.tune] variants
   tune::TuneOptions search;
 };
 

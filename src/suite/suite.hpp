@@ -71,6 +71,10 @@ struct Bench {
   std::vector<Axis> axes;  // in file order
   MeasureConfig measure;
   CheckConfig check;
+  // `assay tune`'s variants ([bench.tune] variants, "NAME=BACKEND[,VAR=value...]"), used when
+  // the command line gives none.
+  std::vector<std::string> tune_variants;
+  SourcePos tune_variants_pos;
   SourcePos pos;
 };
 

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -56,7 +57,8 @@ const std::initializer_list<std::string_view> kMeasureKeys = {
 const std::initializer_list<std::string_view> kCheckKeys = {"enabled", "atol", "rtol", "shape", "recheck",
                                                             "sampled_rows"};
 const std::initializer_list<std::string_view> kBenchKeys = {"name", "workload", "backends", "baseline",
-                                                            "dtype", "axes", "measure", "check"};
+                                                            "dtype", "axes", "measure", "check", "tune"};
+const std::initializer_list<std::string_view> kTuneKeys = {"variants"};
 const std::initializer_list<std::string_view> kRangeKeys = {"start", "stop", "step", "mul"};
 
 std::string fnv1a_hex(const std::string& bytes) {
@@ -138,6 +140,7 @@ class Parser {
         const std::string field = "bench[" + std::to_string(i) + "]";
         collect_unknown(*t, field, kBenchKeys, u);
         measure_and_check(*t, field);
+        if (const auto* tune = t->get_as<toml::table>("tune")) collect_unknown(*tune, field + ".tune", kTuneKeys, u);
         if (const auto* axes = t->get_as<toml::table>("axes"))
           for (const auto& [key, value] : *axes)
             if (const auto* range = value.as_table())
@@ -340,6 +343,21 @@ class Parser {
       const auto* m = n->as_table();
       if (!m) fail(*n, field + ".measure", "must be a table");
       read_measure(*m, field + ".measure", b.measure);
+    }
+    // `assay tune`'s variants of this bench (docs/tune.md): the syntax here, the backends there.
+    if (const auto* n = t.get("tune")) {
+      const auto* tune = n->as_table();
+      if (!tune) fail(*n, field + ".tune", "must be a table");
+      if (const auto* v = tune->get("variants")) {
+        b.tune_variants_pos = pos(*v);
+        static const std::regex variant(R"([A-Za-z0-9_.@:+-]+=[A-Za-z0-9_.@:+-]+(,[A-Za-z_][A-Za-z0-9_]*=[^,]*)*)");
+        for (const auto& text : strings_of(*v, field + ".tune.variants")) {
+          if (!std::regex_match(text, variant))
+            fail(*v, field + ".tune.variants",
+                 "'" + text + "' is not NAME=BACKEND[,VAR=value...] (e.g. wide=assay@wgmma_128x256)");
+          b.tune_variants.push_back(text);
+        }
+      }
     }
     if (const auto* n = t.get("check")) {
       const auto* c = n->as_table();

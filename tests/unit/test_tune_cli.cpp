@@ -50,6 +50,25 @@ TEST(TuneCli, VariantsOfTakesTheBenchsWorkloadAndSkipsWhereNothingRuns) {
   EXPECT_NE(r.out.find("skipped: no variant can run here"), std::string::npos) << r.out;
 }
 
+// Without --variant, the bench's [bench.tune] variants are the search's.
+TEST(TuneCli, TheBenchsOwnVariants) {
+  const fs::path d = assay::test::fresh_test_dir("tune-suite-variants");
+  const auto r = assay::test::run_assay("tune tests/data/tune_cpu.toml --device cpu --out " + (d / "out").string(),
+                                        "ASSAY_TEST_BACKENDS=1");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("| `broken` | – | – |  | failed its check"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("check slower tune/cpu/f32/k=64,m=64,n=64: ok"), std::string::npos) << r.out;
+  // A malformed entry is bad input naming the suite's line; an unknown backend names it too.
+  const fs::path bad = d / "bad.toml";
+  std::string text = read_text_file(assay::test::source_dir() + "/tests/data/tune_cpu.toml");
+  text.replace(text.find("broken=test-abort"), 17, "broken");
+  assay::write_file_atomically(bad, text);
+  const auto r2 = assay::test::run_assay("tune " + bad.string() + " --device cpu --out " + (d / "out").string());
+  EXPECT_EQ(r2.code, 3) << r2.out;
+  EXPECT_NE(r2.out.find("bad.toml:19:12: bench[0].tune.variants: 'broken' is not NAME=BACKEND"), std::string::npos)
+      << r2.out;
+}
+
 TEST(TuneCli, BadVariantsAreExitThree) {
   for (const std::string bad : {"--variant nonsense", "--variant x=no-such-backend", "--variant cpu=cpu",
                                 "--variant x=cpu,notasetting", "--bench nope --variant x=cpu"}) {
