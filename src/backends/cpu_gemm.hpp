@@ -10,7 +10,7 @@ class CpuGemmBackend final : public Backend {
  public:
   std::string name() const override { return "cpu"; }
   std::string description() const override {
-    return "multithreaded CPU reference: blocked GEMM (fp32 accumulate), attention (fp32, f8e4m3 dequantised)";
+    return "multithreaded CPU reference: blocked GEMM (fp32 accumulate), attention (fp64, f8e4m3 dequantised)";
   }
   Target target() const override { return Target::cpu; }
   bool supports(const std::string& workload, DType) const override { return workload == "gemm" || workload == "attention"; }

@@ -14,13 +14,13 @@ namespace {
 class UserCpuInstance final : public Instance {
  public:
   UserCpuInstance(const bench::Kernel& k, const Problem& p, const std::vector<HostTensor>& inputs)
-      : k_(k), p_(p), inputs_(inputs), out_(p.output_like()) {}
-  std::string variant() const override { return "user"; }
-  void call(void*) override {
-    std::vector<void*> in;
-    for (auto& t : inputs_) in.push_back(t.data.data());
-    call_user_launch(k_, make_call(p_, in, inputs_, out_.data.data(), nullptr));
+      : k_(k), inputs_(inputs), out_(p.output_like()), call_(describe_call(p, inputs)) {
+    // The buffers keep their addresses (replace_inputs copies into them).
+    for (std::size_t i = 0; i < inputs_.size(); ++i) call_.inputs[i].data = inputs_[i].data.data();
+    call_.output.data = out_.data.data();
   }
+  std::string variant() const override { return "user"; }
+  void call(void*) override { call_user_launch(k_, call_); }
   void poison_output() override { std::memset(out_.data.data(), 0xff, out_.data.size()); }
   HostTensor read_output() override { return out_; }
   bool replace_inputs(const std::vector<HostTensor>& inputs) override {
@@ -34,9 +34,9 @@ class UserCpuInstance final : public Instance {
 
  private:
   const bench::Kernel& k_;
-  const Problem& p_;
   std::vector<HostTensor> inputs_;
   HostTensor out_;
+  bench::Call call_;
 };
 
 }  // namespace
@@ -53,14 +53,12 @@ void call_user_launch(const bench::Kernel& k, const bench::Call& call) {
   }
 }
 
-bench::Call make_call(const Problem& problem, std::vector<void*> inputs, const std::vector<HostTensor>& like,
-                      void* output, void* stream) {
+bench::Call describe_call(const Problem& problem, const std::vector<HostTensor>& inputs) {
   bench::Call c;
   c.params = &problem.params();
   c.dtype = to_public(problem.dtype());
-  for (std::size_t i = 0; i < inputs.size(); ++i) c.inputs.push_back({inputs[i], to_public(like[i].dtype), like[i].shape});
-  c.output = {output, to_public(problem.dtype()), problem.output_like().shape};
-  c.stream = stream;
+  for (const auto& t : inputs) c.inputs.push_back({nullptr, to_public(t.dtype), t.shape});
+  c.output = {nullptr, to_public(problem.dtype()), problem.output_like().shape};
   return c;
 }
 

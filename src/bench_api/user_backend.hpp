@@ -24,8 +24,9 @@ class UserBackend final : public Backend {
 
 // One call of the user's launch: exceptions become InternalError naming the kernel.
 void call_user_launch(const bench::Kernel& k, const bench::Call& call);
-bench::Call make_call(const Problem& problem, std::vector<void*> inputs, const std::vector<HostTensor>& like,
-                      void* output, void* stream);
+// A call's description (parameters, dtypes, shapes) with no addresses yet: built once per
+// instance, so that a timed launch only sets the pointers and allocates nothing.
+bench::Call describe_call(const Problem& problem, const std::vector<HostTensor>& inputs);
 
 #ifdef ASSAY_HAVE_CUDA
 std::unique_ptr<Instance> make_cuda_instance(const bench::Kernel& k, const Problem& problem,

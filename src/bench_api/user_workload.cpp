@@ -52,9 +52,9 @@ class UserProblem final : public Problem {
     return static_cast<double>(device_bytes());
   }
   std::uint64_t device_bytes() const override {
-    std::uint64_t n = output_like().bytes();
-    for (const auto& s : input_shapes_) n += numel(s) * dtype_size(dtype_);
-    return n;
+    std::uint64_t n = numel(output_shape_);
+    for (const auto& s : input_shapes_) n += numel(s);
+    return n * dtype_size(dtype_);
   }
   std::vector<HostTensor> make_inputs(std::uint64_t seed) const override {
     std::vector<HostTensor> in;
@@ -78,7 +78,7 @@ class UserProblem final : public Problem {
   // Every element: a user's oracle has no sampled-rows form.
   Reference reference(const std::vector<HostTensor>& inputs, std::int64_t) const override {
     Reference r;
-    const std::size_t n = output_like().numel();
+    const std::size_t n = static_cast<std::size_t>(numel(output_shape_));
     if (def_.reference) {
       std::vector<std::vector<double>> values;
       for (const auto& t : inputs) values.push_back(to_doubles(t));

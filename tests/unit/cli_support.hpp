@@ -43,11 +43,10 @@ inline bool have_gpu() {
   return measure::cuda_devices(&why) > 0;
 }
 
-// `env` is a prefix of VAR='value' assignments (test-controlled, never case data).
-inline CliResult run_assay(const std::string& args, const std::string& env = "") {
-  const bool faults = env.find("ASSAY_TEST_BACKENDS=1") != std::string::npos;
-  const std::string cmd =
-      "cd " + source_dir() + " && " + env + " " + (faults ? assay_testbed_bin() : assay_bin()) + " " + args + " 2>&1";
+// Runs `bin args` from the source tree through the shell, stdout and stderr together. `env` is
+// a prefix of VAR='value' assignments (test-controlled, never case data).
+inline CliResult run_program(const std::string& bin, const std::string& args, const std::string& env = "") {
+  const std::string cmd = "cd " + source_dir() + " && " + env + " " + bin + " " + args + " 2>&1";
   CliResult r{-1, {}};
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf{};
@@ -55,6 +54,12 @@ inline CliResult run_assay(const std::string& args, const std::string& env = "")
   const int status = pclose(p);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// assay, or with ASSAY_TEST_BACKENDS=1 in `env` the test binary that holds the planted faults.
+inline CliResult run_assay(const std::string& args, const std::string& env = "") {
+  const bool faults = env.find("ASSAY_TEST_BACKENDS=1") != std::string::npos;
+  return run_program(faults ? assay_testbed_bin() : assay_bin(), args, env);
 }
 
 // Runs assay with these arguments in `cwd` without a shell (arguments reach it verbatim),

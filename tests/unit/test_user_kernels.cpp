@@ -18,16 +18,7 @@ std::string testbed() {
   return (fs::read_symlink("/proc/self/exe").parent_path() / "assay-user-kernels-testbed").string();
 }
 
-CliResult run_testbed(const std::string& args) {
-  const std::string cmd = "cd " + source_dir() + " && " + testbed() + " " + args + " 2>&1";
-  CliResult r{-1, {}};
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+CliResult run_testbed(const std::string& args) { return run_program(testbed(), args); }
 
 const char* kSuite = R"([defaults.measure]
 warmup_calls = 0
