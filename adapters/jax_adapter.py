@@ -185,6 +185,9 @@ def run(case):
     if case["purpose"] == "check":
         out = call()
         samples = []
+    elif case["purpose"] == "profile":
+        out = aa.profile_calls(call, lambda: None, case)  # call() blocks until the result is ready
+        samples = []
     else:
         idx = getattr(device, "local_hardware_id", None)
         l2 = l2_bytes(idx if idx is not None else int(case["device"]))

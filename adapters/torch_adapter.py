@@ -403,6 +403,10 @@ def run_case(case):
                 before_call()
             out, peak = aa.torch_check_call(call, device)
             samples = []
+        elif case["purpose"] == "profile":
+            out = aa.profile_calls(lambda: (before_call and before_call(), call())[1],
+                                   lambda: aa.torch_sync(device), case)
+            samples, peak = [], 0
         elif on_cpu:
             samples, out, _reason = aa.time_host(call, lambda: None, case)
             peak = 0

@@ -144,6 +144,9 @@ def run(case):
     if case["purpose"] == "check":
         out, peak = aa.torch_check_call(call, device)
         samples = []
+    elif case["purpose"] == "profile":
+        out = aa.profile_calls(call, lambda: aa.torch_sync(device), case)
+        samples, peak = [], 0
     else:
         samples, out, peak, _reason = aa.time_cold(call, case, device)
     aa.write_torch_output(case, out)

@@ -17,6 +17,7 @@ One job per module; every name is re-exported here, so adapters `import assay_ad
                 tests/stopping_rule/test_stopping_rule_parity.py
   timing_torch  torch helpers and cold timing with CUDA events
   timing_host   host-clock timing
+  profiler      purpose "profile": the calls inside cuProfilerStart/Stop (assay profile)
 
 The package imports only the standard library at import time (numpy and torch are imported
 by the functions that need them), so that "stack not importable" is replied, not crashed on.
@@ -56,6 +57,7 @@ from .protocol import (
     read_case,
     unavailable_reply,
 )
+from .profiler import profile_calls, profiler_window
 from .stopping import StoppingRule, measure_loop
 from .timing_torch import (
     _Spin,
@@ -82,7 +84,7 @@ __all__ = [
     "error_message", "error_reply", "fresh_input_specs", "import_torch", "input_spec", "l2_flush_bytes",
     "load_fresh_into", "load_torch_inputs", "main", "measure_loop", "median_ci_lower_rank", "median_ci_ranks",
     "median_ci_sorted", "numel", "ok_reply", "one_line", "package_versions", "percentile_sorted",
-    "read_case", "read_numpy", "student_t_two_sided_quantile", "summary_ms", "time_cold",
+    "profile_calls", "profiler_window", "read_case", "read_numpy", "student_t_two_sided_quantile", "summary_ms", "time_cold",
     "time_host", "torch_check_call", "torch_device", "torch_fresh_call", "torch_sync", "torch_dtype", "torch_precision_report",
     "torch_versions", "unavailable_reply", "workload_flops", "write_bytes", "write_torch_output",
 ]

@@ -39,6 +39,7 @@ std::string case_json(const CaseRequest& r) {
       {"output", tensor(r.output)},
   };
   if (!r.fresh_inputs.empty()) j["fresh_inputs"] = fresh;
+  if (r.purpose == "profile") j["profile"] = {{"calls", m.profile_calls}};
   return j.dump() + "\n";
 }
 

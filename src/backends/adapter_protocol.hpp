@@ -25,10 +25,11 @@ struct MeasureRequest {
   double warmup_min_s = 0.05;
   std::uint64_t min_samples = 20, max_samples = 5000;
   double min_time_s = 0.3, target_rel_ci = 0.01, timeout_s = 15.0;
+  std::uint64_t profile_calls = 0;  // purpose "profile": calls inside the profiler's window
 };
 
 struct CaseRequest {
-  std::string backend, variant, workload, dtype, purpose;  // purpose: "check" or "measure"
+  std::string backend, variant, workload, dtype, purpose;  // purpose: "check", "measure" or "profile"
   Params params;
   std::uint64_t seed = 0;
   std::string device;  // "0", "1", ... or "cpu"

@@ -45,6 +45,8 @@ int run_cli(int argc, char** argv) {
     actions.emplace_back(report, assay::cli::add_report_command(*report));
     auto* tune = app.add_subcommand("tune", "search a backend's variants over a bench's shapes: elite, drop rules, promotion");
     actions.emplace_back(tune, assay::cli::add_tune_command(*tune));
+    auto* profile = app.add_subcommand("profile", "each case's kernels under Nsight Compute: speed of light, roofline, bottleneck class");
+    actions.emplace_back(profile, assay::cli::add_profile_command(*profile, args));
     auto* graph = app.add_subcommand("graph", "lazy-tensor graphs: `graph dump` prints an example before and after the passes");
     actions.emplace_back(graph, assay::cli::add_graph_command(*graph));
   }
@@ -60,7 +62,7 @@ int run_cli(int argc, char** argv) {
     bool any = false;
     for (auto& [sub, action] : actions) any = any || sub->parsed();
     if (!any && argc > 1)  // name what was given instead of a command
-      std::cerr << "assay: '" << argv[1] << "' is not a command (run, check, merge, list, compare, ab, history, doctor, report, graph, tune)\n";
+      std::cerr << "assay: '" << argv[1] << "' is not a command (run, check, merge, list, compare, ab, history, doctor, report, graph, tune, profile)\n";
     std::cerr << "assay: " << e.what() << " (see --help)\n";
     return static_cast<int>(ExitCode::bad_input);
   }

@@ -20,6 +20,7 @@ Action add_doctor_command(CLI::App& app);
 Action add_report_command(CLI::App& app);
 Action add_graph_command(CLI::App& app);
 Action add_tune_command(CLI::App& app);
+Action add_profile_command(CLI::App& app, const std::vector<std::string>& argv);
 
 // The whole command line (app.cpp): what the assay executable's main() calls, and the test
 // binary's too (tests/backends), which adds the planted-fault backends first.

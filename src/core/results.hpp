@@ -31,6 +31,13 @@ struct DeviceRecord {
   int cpu_threads = 0;
 };
 
+// The DRAM bandwidth the device's memory clock and bus allow (GB/s; DDR: two transfers a
+// clock); 0 when either is unknown.
+inline double peak_memory_gbs(const DeviceRecord& d) {
+  if (d.max_memory_clock_mhz <= 0 || d.memory_bus_width_bits <= 0) return 0;
+  return 2.0 * d.max_memory_clock_mhz * 1e6 * (d.memory_bus_width_bits / 8.0) / 1e9;
+}
+
 // "9.0" -> "sm_90", "12.0" -> "sm_120".
 inline std::string sm_name(const std::string& compute_capability) {
   std::string s = "sm_";
@@ -147,6 +154,49 @@ struct TelemetryRecord {
 
 // ok: checked and timed; check-failed: a check failed (never timed); skipped: could not run
 // here; error: the case could not run; crashed: its worker died (fault, abort, signal);
+// `assay profile` (docs/profile.md): one case's kernels under Nsight Compute. Its own schema
+// name and version, so that a reader can tell what the block holds; absent in `assay run`'s
+// documents. Percentages are of the GPU's peak (Nsight Compute's "speed of light"); a metric the
+// profiler did not report is absent (nullopt), never 0.
+inline constexpr int kProfileSchemaVersion = 1;
+inline constexpr const char* kProfileSchemaName = "assay.profile";
+
+struct KernelProfileRecord {
+  std::string name;
+  std::uint64_t launches = 0;  // launches of this kernel in the profiled window
+  std::string grid, block;     // "(2, 66, 1)"
+  double duration_ns = 0;      // median over its launches
+  std::optional<double> sm_clock_mhz;
+  std::optional<double> compute_pct, memory_pct;  // SM throughput; the busiest memory unit
+  std::optional<double> dram_pct, dram_bytes, dram_gbs;
+  std::optional<double> l2_hit_pct;
+  std::optional<double> tensor_pipe_pct;           // every tensor instruction (wgmma and mma)
+  std::optional<double> wgmma_instructions, mma_instructions;  // per launch, warp level
+  std::optional<double> occupancy_pct;             // achieved: warps active / maximum
+  std::optional<double> registers_per_thread;
+  std::optional<double> shared_static_bytes, shared_dynamic_bytes;  // per block
+  std::optional<double> local_bytes;               // local-memory loads + stores (spills)
+  std::vector<std::pair<std::string, double>> stalls;  // top reasons: warps stalled per issue
+  std::string bottleneck, rule, advice;            // tune::diagnose on this kernel's metrics
+};
+
+struct ProfileRecord {
+  std::string schema = kProfileSchemaName;
+  int schema_version = kProfileSchemaVersion;
+  std::string tool;           // "ncu 2025.3.1.0"
+  std::string clock_control;  // ncu --clock-control: "none" (the card's own clocks) or "base"
+  std::string metric_table;   // which architecture's metric names were asked for ("sm_90")
+  std::uint64_t calls = 0;    // calls of the case inside the window
+  std::vector<KernelProfileRecord> kernels;  // by time per call, longest first
+  std::vector<std::string> excluded;         // assay's own kernels seen in the window, left out
+  double kernel_ns_per_call = 0;             // sum of the kernels' time per call
+  // The roofline of one call: the workload's FLOPs and least bytes over the kernel time.
+  double flops = 0, min_bytes = 0, intensity = 0;
+  double bound_tflops = 0, achieved_tflops = 0, fraction_of_bound = 0;
+  bool under_memory_roof = false;
+  std::string bottleneck, rule, advice;  // those of the kernel that takes the most time
+};
+
 // timeout: its worker was killed at the per-case limit; interrupted: assay was stopped (SIGINT,
 // SIGTERM) before the case finished, or before it started; implausible: its median time is below
 // the physical floor of the device (its work at the peak rate), so the timing is wrong.
@@ -178,6 +228,7 @@ struct CaseRecord {
   int device_index = -1;    // the CUDA device the case ran on (-1: the host)
   double worker_wall_s = 0; // wall time of the isolated worker process (0: ran in-process)
   std::map<std::string, std::string> sanitizer;  // check --sanitize: tool -> "0 errors" or the findings
+  std::optional<ProfileRecord> profile;          // assay profile only
 };
 
 struct ResultsDocument {

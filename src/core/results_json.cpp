@@ -136,6 +136,59 @@ json telemetry_json(const TelemetryRecord& t) {
           {"unstable_reasons", t.unstable_reasons}};
 }
 
+json kernel_profile_json(const KernelProfileRecord& k) {
+  json stalls = json::array();
+  for (const auto& [reason, v] : k.stalls) stalls.push_back({{"reason", reason}, {"warps_per_issue", v}});
+  return {{"name", k.name},
+          {"launches", k.launches},
+          {"grid", k.grid},
+          {"block", k.block},
+          {"duration_ns", k.duration_ns},
+          {"sm_clock_mhz", optional_number(k.sm_clock_mhz)},
+          {"compute_pct", optional_number(k.compute_pct)},
+          {"memory_pct", optional_number(k.memory_pct)},
+          {"dram_pct", optional_number(k.dram_pct)},
+          {"dram_bytes", optional_number(k.dram_bytes)},
+          {"dram_gbs", optional_number(k.dram_gbs)},
+          {"l2_hit_pct", optional_number(k.l2_hit_pct)},
+          {"tensor_pipe_pct", optional_number(k.tensor_pipe_pct)},
+          {"wgmma_instructions", optional_number(k.wgmma_instructions)},
+          {"mma_instructions", optional_number(k.mma_instructions)},
+          {"occupancy_pct", optional_number(k.occupancy_pct)},
+          {"registers_per_thread", optional_number(k.registers_per_thread)},
+          {"shared_static_bytes", optional_number(k.shared_static_bytes)},
+          {"shared_dynamic_bytes", optional_number(k.shared_dynamic_bytes)},
+          {"local_bytes", optional_number(k.local_bytes)},
+          {"stalls", stalls},
+          {"bottleneck", k.bottleneck},
+          {"rule", k.rule},
+          {"advice", k.advice}};
+}
+
+json profile_json(const ProfileRecord& p) {
+  json kernels = json::array();
+  for (const auto& k : p.kernels) kernels.push_back(kernel_profile_json(k));
+  return {{"schema", p.schema},
+          {"schema_version", p.schema_version},
+          {"tool", p.tool},
+          {"clock_control", p.clock_control},
+          {"metric_table", p.metric_table},
+          {"calls", p.calls},
+          {"kernels", kernels},
+          {"excluded", p.excluded},
+          {"kernel_ns_per_call", p.kernel_ns_per_call},
+          {"flops", p.flops},
+          {"min_bytes", p.min_bytes},
+          {"intensity", p.intensity},
+          {"bound_tflops", p.bound_tflops},
+          {"achieved_tflops", p.achieved_tflops},
+          {"fraction_of_bound", p.fraction_of_bound},
+          {"under_memory_roof", p.under_memory_roof},
+          {"bottleneck", p.bottleneck},
+          {"rule", p.rule},
+          {"advice", p.advice}};
+}
+
 json case_json(const CaseRecord& c) {
   json j = {{"id", c.id},         {"bench", c.bench},     {"workload", c.workload},
             {"backend", c.backend}, {"variant", c.variant}, {"dtype", c.dtype},
@@ -154,6 +207,7 @@ json case_json(const CaseRecord& c) {
   if (c.device_index >= 0) j["device_index"] = c.device_index;
   if (c.worker_wall_s > 0) j["worker_wall_s"] = c.worker_wall_s;
   if (!c.sanitizer.empty()) j["sanitizer"] = c.sanitizer;
+  if (c.profile) j["profile"] = profile_json(*c.profile);
   return j;
 }
 
@@ -261,6 +315,17 @@ class Reader {
     const auto it = j_.find(key);
     if (it == j_.end()) fail(key, "missing");
     return Reader(*it, path_ + "." + key, origin_);
+  }
+  // The length of the array at `key`; fails when it is not one.
+  std::size_t array_size(const char* key) const {
+    const auto it = j_.find(key);
+    if (it == j_.end()) fail(key, "missing");
+    if (!it->is_array()) fail(key, std::string("must be an array, not ") + it->type_name());
+    return it->size();
+  }
+  // The object at `key`[i] (array_size first).
+  Reader element(const char* key, std::size_t i) const {
+    return Reader(j_.at(key).at(i), path_ + "." + key + "[" + std::to_string(i) + "]", origin_);
   }
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
     throw InputError(origin_ + ": field '" + path_ + (key.empty() ? "" : "." + key) + "' " + what);
@@ -406,6 +471,67 @@ DeviceRecord read_device(const Reader& r) {
   return d;
 }
 
+KernelProfileRecord read_kernel_profile(const Reader& r) {
+  KernelProfileRecord k;
+  k.name = r.get<std::string>("name");
+  k.launches = r.get<std::uint64_t>("launches");
+  k.grid = r.get<std::string>("grid");
+  k.block = r.get<std::string>("block");
+  k.duration_ns = r.finite("duration_ns", 0, kMaxSampleNs);
+  k.sm_clock_mhz = r.optional_number("sm_clock_mhz");
+  k.compute_pct = r.optional_number("compute_pct");
+  k.memory_pct = r.optional_number("memory_pct");
+  k.dram_pct = r.optional_number("dram_pct");
+  k.dram_bytes = r.optional_number("dram_bytes");
+  k.dram_gbs = r.optional_number("dram_gbs");
+  k.l2_hit_pct = r.optional_number("l2_hit_pct");
+  k.tensor_pipe_pct = r.optional_number("tensor_pipe_pct");
+  k.wgmma_instructions = r.optional_number("wgmma_instructions");
+  k.mma_instructions = r.optional_number("mma_instructions");
+  k.occupancy_pct = r.optional_number("occupancy_pct");
+  k.registers_per_thread = r.optional_number("registers_per_thread");
+  k.shared_static_bytes = r.optional_number("shared_static_bytes");
+  k.shared_dynamic_bytes = r.optional_number("shared_dynamic_bytes");
+  k.local_bytes = r.optional_number("local_bytes");
+  for (std::size_t i = 0, n = r.array_size("stalls"); i < n; ++i) {
+    const Reader s = r.element("stalls", i);
+    k.stalls.emplace_back(s.get<std::string>("reason"), s.get<double>("warps_per_issue"));
+  }
+  k.bottleneck = r.get<std::string>("bottleneck");
+  k.rule = r.get<std::string>("rule");
+  k.advice = r.get<std::string>("advice");
+  return k;
+}
+
+ProfileRecord read_profile(const Reader& r) {
+  ProfileRecord p;
+  p.schema = r.get<std::string>("schema");
+  p.schema_version = r.get<int>("schema_version");
+  if (p.schema != kProfileSchemaName) r.fail("schema", "is '" + p.schema + "', expected '" + kProfileSchemaName + "'");
+  if (p.schema_version != kProfileSchemaVersion)
+    r.fail("schema_version", "is " + std::to_string(p.schema_version) + "; this assay reads version " +
+                                 std::to_string(kProfileSchemaVersion));
+  p.tool = r.get<std::string>("tool");
+  p.clock_control = r.get<std::string>("clock_control");
+  p.metric_table = r.get<std::string>("metric_table");
+  p.calls = r.get<std::uint64_t>("calls");
+  for (std::size_t i = 0, n = r.array_size("kernels"); i < n; ++i)
+    p.kernels.push_back(read_kernel_profile(r.element("kernels", i)));
+  p.excluded = r.get<std::vector<std::string>>("excluded");
+  p.kernel_ns_per_call = r.get<double>("kernel_ns_per_call");
+  p.flops = r.finite("flops", 0, kMaxWork);
+  p.min_bytes = r.finite("min_bytes", 0, kMaxWork);
+  p.intensity = r.get<double>("intensity");
+  p.bound_tflops = r.get<double>("bound_tflops");
+  p.achieved_tflops = r.get<double>("achieved_tflops");
+  p.fraction_of_bound = r.get<double>("fraction_of_bound");
+  p.under_memory_roof = r.get<bool>("under_memory_roof");
+  p.bottleneck = r.get<std::string>("bottleneck");
+  p.rule = r.get<std::string>("rule");
+  p.advice = r.get<std::string>("advice");
+  return p;
+}
+
 CaseRecord read_case(const Reader& r) {
   CaseRecord c;
   c.id = r.get<std::string>("id");
@@ -441,6 +567,7 @@ CaseRecord read_case(const Reader& r) {
   if (r.has("device_index")) c.device_index = r.get<int>("device_index");
   if (r.has("worker_wall_s")) c.worker_wall_s = r.get<double>("worker_wall_s");
   if (r.has("sanitizer")) c.sanitizer = r.get<std::map<std::string, std::string>>("sanitizer");
+  if (r.has("profile") && r.optional_object("profile")) c.profile = read_profile(r.child("profile"));
   return c;
 }
 

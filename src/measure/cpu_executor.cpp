@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "core/error.hpp"
 #include "measure/cpu_sampler.hpp"
 #include "measure/executor.hpp"
 
@@ -27,6 +28,9 @@ class CpuExecutor final : public Executor {
     return std::make_unique<CpuSampler>([&inst] { inst.call(nullptr); });
   }
   void synchronize() override {}
+  void profiler_window(bool) override {
+    throw SkipError("a cpu backend runs no GPU kernel for Nsight Compute to profile");
+  }
 
  private:
   DeviceRecord device_;

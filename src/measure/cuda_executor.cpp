@@ -1,3 +1,5 @@
+#include <cuda_profiler_api.h>
+
 #include <cmath>
 
 #include "gpu/cuda_check.hpp"
@@ -31,6 +33,9 @@ class CudaExecutor final : public Executor {
   void synchronize() override {
     ASSAY_CUDA(cudaStreamSynchronize(ctx_.stream()));
     ASSAY_CUDA(cudaGetLastError());
+  }
+  void profiler_window(bool open) override {
+    ASSAY_CUDA(open ? cudaProfilerStart() : cudaProfilerStop());
   }
 
  private:

@@ -24,6 +24,10 @@ class Executor {
   virtual std::unique_ptr<Sampler> sampler(const Method& method, Instance& inst, std::uint64_t device_bytes) = 0;
   // Waits for the work in flight and reports an asynchronous device error, if any.
   virtual void synchronize() = 0;
+  // Opens (true) or closes the profiler's window (cudaProfilerStart/Stop): under
+  // `ncu --profile-from-start off` only the kernels launched inside it are profiled. Throws
+  // SkipError where there is no GPU profiler (the host).
+  virtual void profiler_window(bool open) = 0;
 };
 
 std::unique_ptr<Executor> make_cpu_executor();

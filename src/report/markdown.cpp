@@ -57,6 +57,8 @@ std::vector<Row> rows_of(const ResultsDocument& doc) {
   return rows;
 }
 
+}  // namespace
+
 std::string device_line(const RunRecord& run) {
   const auto& d = run.device;
   if (d.kind == "cuda")
@@ -66,9 +68,8 @@ std::string device_line(const RunRecord& run) {
   return fmt::format("{} ({} threads)", d.name, d.cpu_threads);
 }
 
-}  // namespace
-
 std::string markdown_summary(const ResultsDocument& doc) {
+  if (doc.run.mode == "profile") return profile_markdown(doc);
   const auto& run = doc.run;
   std::string md = fmt::format("# assay results: {}{}\n\n", run.suite_name, run.tag.empty() ? "" : " (" + run.tag + ")");
   md += fmt::format("- device: {}\n- mode: {}\n- commit: {}{}\n- started: {}\n- command: `", device_line(run),

@@ -9,6 +9,14 @@ namespace assay::report {
 // are not ok, with their reasons. Markdown for humans (PR comments, job summaries).
 std::string markdown_summary(const ResultsDocument& doc);
 
+// An `assay profile` document (run mode "profile"): per case, each kernel's Nsight Compute
+// figures, the roofline of one call and the bottleneck class with its advice.
+// markdown_summary gives this for such a document.
+std::string profile_markdown(const ResultsDocument& doc);
+
+// "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, max SM clock 1980 MHz), driver ..., runtime ...".
+std::string device_line(const RunRecord& run);
+
 // The same content as an aligned plain-text table for the terminal.
 std::string terminal_table(const ResultsDocument& doc);
 

@@ -13,11 +13,6 @@ namespace assay::report {
 
 using nlohmann::json;
 
-double peak_memory_gbs(const DeviceRecord& d) {
-  if (d.max_memory_clock_mhz <= 0 || d.memory_bus_width_bits <= 0) return 0;
-  return 2.0 * d.max_memory_clock_mhz * 1e6 * (d.memory_bus_width_bits / 8.0) / 1e9;
-}
-
 namespace {
 
 std::string params_text(const std::map<std::string, std::int64_t>& params) {

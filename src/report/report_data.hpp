@@ -35,10 +35,6 @@ struct ReportInputs {
 // extreme ones; their total count is kept beside them).
 inline constexpr std::size_t kMaxOutliersShown = 40;
 
-// Peak DRAM bandwidth in GB/s from the device record: 2 transfers per memory clock (DDR/HBM)
-// x bus width in bytes; 0 when the record lacks either (CPU runs).
-double peak_memory_gbs(const DeviceRecord& d);
-
 // The whole model (schema "assay.report", docs/report.md). Never fails on a case that has no
 // samples or no summary: such a case is listed, not plotted.
 nlohmann::json report_data(const ReportInputs& in);

@@ -24,7 +24,7 @@ measure::Criterion criterion_of(const suite::MeasureConfig& m) {
 }
 
 std::uint64_t rounds_of(const PlannedCase& pc, const RunOptions& opt) {
-  return opt.check_only ? 1 : opt.rounds.value_or(pc.bench->measure.rounds);
+  return opt.check_only || opt.profile ? 1 : opt.rounds.value_or(pc.bench->measure.rounds);
 }
 
 verify::ResolvedCase resolve_case(const PlannedCase& pc, const RunOptions& opt, const CaseRound& round,
@@ -56,6 +56,7 @@ verify::ResolvedCase resolve_case(const PlannedCase& pc, const RunOptions& opt, 
   rc.round = round.index;
   rc.rounds = round.count;
   rc.check_only = opt.check_only;
+  if (opt.profile) rc.profile_calls = opt.profile->calls;
   rc.device = device;
   rc.adapter_timeout_s = b.measure.adapter_timeout_s;
   return rc;

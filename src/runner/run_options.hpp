@@ -2,6 +2,8 @@
 // What `assay run` / `assay check` were asked to do: the CLI fills it, the runner reads it.
 #include <cstdint>
 #include <optional>
+
+#include "runner/profile.hpp"
 #include <string>
 #include <vector>
 
@@ -24,6 +26,7 @@ struct RunOptions {
   bool doctor = true;   // print the doctor's one-line summary of the GPU first (--no-doctor)
   int shard_index = 1, shard_count = 1;  // --shard i/n
   std::vector<std::string> devices;      // --devices 0,2 | all: one worker per GPU in parallel
+  std::optional<ProfileOptions> profile; // assay profile: each case checked, then profiled (no timing)
 };
 
 }  // namespace assay::runner

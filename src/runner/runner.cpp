@@ -2,7 +2,13 @@
 
 #include <string.h>
 
+#include <unistd.h>
+
 #include <atomic>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <thread>
 
@@ -21,7 +27,9 @@
 #include "runner/worker.hpp"
 #include "suite/suite.hpp"
 #include "core/atomic_file.hpp"
+#include "core/ids.hpp"
 #include "core/interrupt.hpp"
+#include "runner/profile.hpp"
 #include "verify/case_protocol.hpp"
 
 namespace assay::runner {
@@ -30,6 +38,29 @@ namespace {
 
 // "SIGINT", "SIGTERM": the signal as people name it.
 std::string sigabbrev(int sig) { return std::string("SIG") + ::sigabbrev_np(sig); }
+
+// assay profile: the case's worker under the profiler, its log read into the record.
+CaseRecord profile_case(const verify::ResolvedCase& rc, const ProfileOptions& p, const DeviceRecord& device) {
+  const std::string log = (std::filesystem::temp_directory_path() /
+                           ("assay-ncu-" + std::to_string(::getpid()) + "-" + std::to_string(fnv1a64(rc.id)) + ".csv"))
+                              .string();
+  WorkerProgram program;
+  program.wrapper = ncu_command(p, log);
+  CaseRecord rec = run_case_in_worker(rc, p.timeout_s, false, program);
+  std::ifstream in(log);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (!p.log_dir.empty()) {
+    std::string name = rc.id;  // a case id has '/' and ',': a flat file name
+    for (char& c : name)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '=') c = '_';
+    std::error_code ec;
+    std::filesystem::copy_file(log, std::filesystem::path(p.log_dir) / (name + ".csv"),
+                               std::filesystem::copy_options::overwrite_existing, ec);
+  }
+  std::filesystem::remove(log);
+  attach_profile(rec, text, p, device);
+  return rec;
+}
 
 }  // namespace
 
@@ -83,6 +114,12 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
   const std::vector<std::string> devices = resolve_devices(opt, ex);
   RunOutcome out;
   out.doc.run = describe_run(opt, s, ex, devices);
+  if (opt.profile) {  // no timing in this document: its cases carry profiles
+    out.doc.run.mode = "profile";
+    out.doc.run.environment["profiler"] = opt.profile->tool;
+    out.doc.run.environment["profiler.clock_control"] = opt.profile->clock_control;
+    out.doc.run.environment["profiler.metric_table"] = opt.profile->metrics->name;
+  }
   if (ex.cuda_ok && opt.doctor) progress(gpu::doctor_summary_line(ex.device, gpu::nvml::system_library()));
 
   ResultsFile file(opt.out_dir, s.name + "-" + (opt.tag.empty() ? "untagged" : opt.tag) + "-" + utc_now_compact(),
@@ -110,6 +147,11 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
       rec.reason = ex.cuda_skip;
       return rec;
     }
+    if (opt.profile && backend.target() == Target::cpu) {
+      rec.status = CaseStatus::skipped;
+      rec.reason = "a cpu backend runs no GPU kernel for Nsight Compute to profile";
+      return rec;
+    }
     if (const auto why = backend.unavailable_reason(); !why.empty()) {
       rec.status = CaseStatus::skipped;
       rec.reason = why;
@@ -122,7 +164,8 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
                                 : "") +
                " ...");
     }
-    rec = opt.isolate ? run_case_in_worker(rc, case_timeout_s(pc), opt.sanitize) : execute_case(rc, ex);
+    if (opt.profile) rec = profile_case(rc, *opt.profile, ex.device);
+    else rec = opt.isolate ? run_case_in_worker(rc, case_timeout_s(pc), opt.sanitize) : execute_case(rc, ex);
     // A case that the interruption cut short: what it recorded stays, under the true status.
     if (const int sig = interrupt_signal(); sig && rec.status != CaseStatus::ok) {
       rec.status = CaseStatus::interrupted;

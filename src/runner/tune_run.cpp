@@ -71,7 +71,7 @@ class RunnerEvaluator : public tune::Evaluator {
   }
   WorkerProgram program(const std::string& variant) const {
     const auto it = variants_.find(variant);
-    return it == variants_.end() ? WorkerProgram{} : WorkerProgram{"", it->second.env};
+    return it == variants_.end() ? WorkerProgram{} : WorkerProgram{"", it->second.env, {}};
   }
 
   const TuneRunOptions& o_;

@@ -77,7 +77,7 @@ CaseRecord run_case_in_worker(const verify::ResolvedCase& rc, double timeout_s, 
   const std::string self =
       program.path.empty() ? std::filesystem::read_symlink("/proc/self/exe").string() : program.path;
   // Extra environment through env(1): the worker is exec'd by it, in the same process.
-  std::vector<std::string> argv;
+  std::vector<std::string> argv = program.wrapper;
   if (!program.env.empty()) {
     argv.push_back("/usr/bin/env");
     argv.insert(argv.end(), program.env.begin(), program.env.end());

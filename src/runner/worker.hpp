@@ -14,10 +14,12 @@
 namespace assay::runner {
 
 // Which assay binary a worker runs: this one (path empty), or another build's (`assay ab`), with
-// extra environment settings ("NAME=value") for it.
+// extra environment settings ("NAME=value") for it, and the command it runs under, if any
+// (`assay profile`: the profiler's command line, which ends where the worker's begins).
 struct WorkerProgram {
   std::string path;
   std::vector<std::string> env;
+  std::vector<std::string> wrapper;
 };
 
 // Runs `rc` in a worker and returns its record; a worker that dies is `crashed`, one killed

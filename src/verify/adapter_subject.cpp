@@ -63,4 +63,11 @@ Subject::Measured AdapterSubject::measure(const Problem& problem, const std::vec
   return m;
 }
 
+HostTensor AdapterSubject::profile(const Problem& problem, const std::vector<HostTensor>& inputs, std::uint64_t seed,
+                                   std::uint64_t calls) {
+  adapter::MeasureRequest req = check_request_;
+  req.profile_calls = calls;
+  return backend_.run(problem, inputs, "profile", device_, req, call_timeout_s_, seed).output;
+}
+
 }  // namespace assay::verify

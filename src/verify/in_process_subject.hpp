@@ -19,6 +19,8 @@ class InProcessSubject final : public Subject {
   Measured measure(const Problem& problem, const std::vector<HostTensor>& inputs, std::uint64_t seed,
                    const measure::Method& method, const measure::Criterion& criterion,
                    const std::vector<HostTensor>* recheck_inputs) override;
+  HostTensor profile(const Problem& problem, const std::vector<HostTensor>& inputs, std::uint64_t seed,
+                     std::uint64_t calls) override;
   std::string variant() const override { return variant_; }
 
  private:

@@ -38,6 +38,7 @@ std::string to_json_text(const ResolvedCase& rc) {
       {"round", rc.round},
       {"rounds", rc.rounds},
       {"check_only", rc.check_only},
+      {"profile_calls", rc.profile_calls},
       {"device", rc.device},
       {"adapter_timeout_s", rc.adapter_timeout_s},
   };
@@ -91,6 +92,7 @@ ResolvedCase parse_resolved_case(const std::string& text, const std::string& ori
     get(j, "round", rc.round);
     get(j, "rounds", rc.rounds);
     get(j, "check_only", rc.check_only);
+    if (j.contains("profile_calls")) get(j, "profile_calls", rc.profile_calls);
     get(j, "device", rc.device);
     get(j, "adapter_timeout_s", rc.adapter_timeout_s);
   } catch (const json::exception& e) {

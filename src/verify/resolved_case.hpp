@@ -32,6 +32,9 @@ struct ResolvedCase {
   std::uint64_t check_seed = 0, measure_seed = 0;  // the same for every backend of a point
   std::uint64_t round = 0, rounds = 1;  // checked in the first round, rechecked in the last
   bool check_only = false;
+  // assay profile: after the check, this many calls inside the profiler's window (no timing);
+  // 0: a normal case.
+  std::uint64_t profile_calls = 0;
   std::string device = "0";          // a CUDA device index, or "cpu"
   double adapter_timeout_s = 600;    // one adapter call, start-up and compiles included
 

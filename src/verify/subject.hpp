@@ -41,6 +41,13 @@ class Subject {
                            const measure::Method& method, const measure::Criterion& criterion,
                            const std::vector<HostTensor>* recheck_inputs) = 0;
 
+  // assay profile: one untimed call (module loading, lazy set-up), then `calls` calls inside the
+  // profiler's window (Executor::profiler_window; an adapter opens it in its own process), the
+  // first into a poisoned output; returns the output of the last, which the case checks. Throws
+  // SkipError where nothing can be profiled.
+  virtual HostTensor profile(const Problem& problem, const std::vector<HostTensor>& inputs, std::uint64_t seed,
+                             std::uint64_t calls) = 0;
+
   // The configuration the backend chose, once it has been checked or measured.
   virtual std::string variant() const = 0;
 };

@@ -40,8 +40,9 @@ class PlantedSubject final : public Subject {
  public:
   explicit PlantedSubject(measure::Executor& ex) : real_(*find_backend("cpu"), ex) {}
   bool corrupt_check = false, corrupt_second_call = false, corrupt_last_output = false, drop_samples = false;
-  bool return_cached = false;
-  int checks = 0, measures = 0;
+  bool return_cached = false, corrupt_profiled = false;
+  int checks = 0, measures = 0, profiles = 0;
+  std::uint64_t profiled_calls = 0;
   bool kept_output = false;
   Params checked_at;
 
@@ -69,6 +70,18 @@ class PlantedSubject final : public Subject {
     if (corrupt_last_output && m.last_output) corrupt(*m.last_output);
     if (drop_samples) m.measurement.samples_ns.clear();
     return m;
+  }
+  // The host has no profiler window: the calls are made as the GPU subject makes them.
+  HostTensor profile(const Problem& problem, const std::vector<HostTensor>& inputs, std::uint64_t,
+                     std::uint64_t calls) override {
+    ++profiles;
+    profiled_calls = calls;
+    auto inst = find_backend("cpu")->instantiate(problem, inputs);
+    inst->poison_output();
+    for (std::uint64_t i = 0; i < calls; ++i) inst->call(nullptr);
+    HostTensor out = inst->read_output();
+    if (corrupt_profiled) corrupt(out);
+    return out;
   }
   std::string variant() const override { return real_.variant(); }
 
@@ -299,4 +312,35 @@ k = 32
   EXPECT_EQ(runner::rounds_of(planned[0], plain), 2u);
   plain.check_only = true;
   EXPECT_EQ(runner::rounds_of(planned[0], plain), 1u);
+}
+
+// assay profile: the check first, then the profiled calls, whose output is checked too; no
+// measurement, no timing.
+TEST(CaseProtocol, AProfiledCaseIsCheckedThenProfiledAndItsOutputChecked) {
+  Fixture f;
+  ResolvedCase rc = small_gemm();
+  rc.profile_calls = 3;
+  f.run(rc);
+  EXPECT_EQ(f.rec.status, CaseStatus::ok) << f.rec.reason;
+  EXPECT_EQ(f.subject.checks, 1);
+  EXPECT_EQ(f.subject.measures, 0);
+  EXPECT_EQ(f.subject.profiles, 1);
+  EXPECT_EQ(f.subject.profiled_calls, 3u);
+  ASSERT_TRUE(f.rec.recheck);
+  EXPECT_TRUE(f.rec.recheck->passed);
+  EXPECT_EQ(f.rec.recheck->inputs, "profiled");
+  EXPECT_FALSE(f.rec.measurement);
+  EXPECT_FALSE(f.rec.summary);
+  ASSERT_TRUE(f.rec.derived);
+  EXPECT_GT(f.rec.derived->flops, 0);
+}
+
+TEST(CaseProtocol, AWrongOutputOfTheProfiledCallsFailsTheCase) {
+  Fixture f;
+  ResolvedCase rc = small_gemm();
+  rc.profile_calls = 1;
+  f.subject.corrupt_profiled = true;
+  f.run(rc);
+  EXPECT_EQ(f.rec.status, CaseStatus::check_failed);
+  EXPECT_NE(f.rec.reason.find("profiled calls"), std::string::npos) << f.rec.reason;
 }

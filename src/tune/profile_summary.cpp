@@ -1,0 +1,129 @@
+#include "tune/profile_summary.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "tune/bottleneck.hpp"
+
+namespace assay::tune {
+
+namespace {
+
+std::optional<double> median_of(const std::vector<const NcuRow*>& rows, const std::string& metric) {
+  if (metric.empty()) return std::nullopt;
+  std::vector<double> v;
+  for (const NcuRow* r : rows)
+    if (const auto x = r->number(metric)) v.push_back(*x);
+  if (v.empty()) return std::nullopt;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::optional<double> sum_of(std::optional<double> a, std::optional<double> b) {
+  if (!a && !b) return std::nullopt;
+  return a.value_or(0) + b.value_or(0);
+}
+
+// The stall reasons of a kernel, largest first; "selected" (the warp was issuing) is no stall.
+std::vector<std::pair<std::string, double>> top_stalls(const std::vector<const NcuRow*>& rows, std::size_t keep) {
+  std::vector<std::pair<std::string, double>> v;
+  for (const auto& [metric, cell] : rows.front()->values) {
+    const std::string reason = stall_reason(metric);
+    if (reason.empty() || reason == "selected") continue;
+    if (const auto x = median_of(rows, metric); x && *x > 0) v.emplace_back(reason, *x);
+  }
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (v.size() > keep) v.resize(keep);
+  return v;
+}
+
+KernelProfileRecord kernel_record(const std::string& name, const std::vector<const NcuRow*>& rows,
+                                  const MetricTable& m) {
+  KernelProfileRecord k;
+  k.name = name;
+  k.launches = rows.size();
+  k.grid = rows.front()->grid;
+  k.block = rows.front()->block;
+  const auto duration = median_of(rows, m.duration);
+  if (!duration || !(*duration > 0))
+    throw std::invalid_argument("ncu gave no duration (" + m.duration + ") for kernel " + name);
+  k.duration_ns = *duration;
+  if (const auto hz = median_of(rows, m.sm_clock_hz)) k.sm_clock_mhz = *hz / 1e6;
+  k.compute_pct = median_of(rows, m.compute_pct);
+  k.memory_pct = median_of(rows, m.memory_pct);
+  k.dram_pct = median_of(rows, m.dram_pct);
+  k.dram_bytes = sum_of(median_of(rows, m.dram_read_bytes), median_of(rows, m.dram_write_bytes));
+  if (const auto bps = median_of(rows, m.dram_bytes_per_s)) k.dram_gbs = *bps / 1e9;
+  k.l2_hit_pct = median_of(rows, m.l2_hit_pct);
+  k.tensor_pipe_pct = median_of(rows, m.tensor_pipe_pct);
+  k.wgmma_instructions = median_of(rows, m.wgmma_instructions);
+  if (const auto all = median_of(rows, m.tensor_instructions))
+    k.mma_instructions = std::max(0.0, *all - k.wgmma_instructions.value_or(0));
+  k.occupancy_pct = median_of(rows, m.occupancy_pct);
+  k.registers_per_thread = median_of(rows, m.registers);
+  k.shared_static_bytes = median_of(rows, m.shared_static);
+  k.shared_dynamic_bytes = median_of(rows, m.shared_dynamic);
+  k.local_bytes = sum_of(median_of(rows, m.local_load_bytes), median_of(rows, m.local_store_bytes));
+  k.stalls = top_stalls(rows, 5);
+  const Diagnosis d = diagnose({k.tensor_pipe_pct.value_or(0), k.compute_pct.value_or(0), k.dram_pct.value_or(0)});
+  k.bottleneck = bottleneck_name(d.kind);
+  k.rule = d.rule;
+  k.advice = d.advice;
+  return k;
+}
+
+}  // namespace
+
+bool is_assay_timing_kernel(const std::string& name) {
+  for (const char* own : {"blocking_kernel", "clock_probe_kernel", "spin_kernel"})
+    if (name.find(own) != std::string::npos && (name.find("assay::gpu") != std::string::npos || name == own))
+      return true;
+  return false;
+}
+
+ProfileRecord summarize_profile(const NcuTable& table, const MetricTable& metrics, const ProfileContext& ctx) {
+  if (ctx.calls == 0) throw std::invalid_argument("summarize_profile: zero calls");
+  ProfileRecord p;
+  p.tool = ctx.tool;
+  p.clock_control = ctx.clock_control;
+  p.metric_table = metrics.name;
+  p.calls = ctx.calls;
+  std::vector<std::string> order;  // kernel names in the order of their first launch
+  std::map<std::string, std::vector<const NcuRow*>> by_name;
+  for (const NcuRow& r : table.rows) {
+    if (is_assay_timing_kernel(r.kernel)) {
+      if (std::find(p.excluded.begin(), p.excluded.end(), r.kernel) == p.excluded.end()) p.excluded.push_back(r.kernel);
+      continue;
+    }
+    auto& rows = by_name[r.kernel];
+    if (rows.empty()) order.push_back(r.kernel);
+    rows.push_back(&r);
+  }
+  if (order.empty())
+    throw std::invalid_argument("ncu profiled no kernel of the case's calls" +
+                                std::string(table.errors.empty() ? "" : " (ncu: " + table.errors.front() + ")"));
+  for (const auto& name : order) p.kernels.push_back(kernel_record(name, by_name[name], metrics));
+  const auto per_call = [&](const KernelProfileRecord& k) {
+    return k.duration_ns * static_cast<double>(k.launches) / static_cast<double>(ctx.calls);
+  };
+  std::stable_sort(p.kernels.begin(), p.kernels.end(),
+                   [&](const auto& a, const auto& b) { return per_call(a) > per_call(b); });
+  for (const auto& k : p.kernels) p.kernel_ns_per_call += per_call(k);
+  p.flops = ctx.flops;
+  p.min_bytes = ctx.min_bytes;
+  if (ctx.flops > 0 && ctx.min_bytes > 0 && ctx.peak_tflops > 0 && ctx.peak_gbs > 0) {
+    const RooflinePoint r = roofline(ctx.flops, ctx.min_bytes, p.kernel_ns_per_call, ctx.peak_tflops, ctx.peak_gbs);
+    p.intensity = r.intensity;
+    p.bound_tflops = r.bound_tflops;
+    p.achieved_tflops = r.achieved_tflops;
+    p.fraction_of_bound = r.fraction;
+    p.under_memory_roof = r.under_memory_roof;
+  }
+  p.bottleneck = p.kernels.front().bottleneck;
+  p.rule = p.kernels.front().rule;
+  p.advice = p.kernels.front().advice;
+  return p;
+}
+
+}  // namespace assay::tune
