@@ -24,7 +24,7 @@ namespace assay::cli {
 namespace {
 struct RunFlags {
   runner::RunOptions opt;
-  std::string mode, filter, history, shard, devices;
+  std::string mode, filter, history, shard, devices, tuning;
   bool no_isolate = false, no_doctor = false, sanitize = false;
   int repeat = 1;
   std::uint64_t rounds = 0;  // 0: the suite's
@@ -187,6 +187,8 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
         ->each([flags](const std::string&) { flags->history_given = true; });
     app.add_flag("--no-history", flags->no_history, "do not record this run in the history");
   }
+  app.add_option("--tuning", flags->tuning,
+                 "a tuning table written by `assay tune` (*.tuning.json): the cases of its backend in its shape classes run its variants");
   app.add_option("--filter", flags->filter, "run only cases whose id matches this regex (bench/backend/dtype/params)")
       ->each([flags](const std::string&) { flags->filter_given = true; });
   app.add_option("--seed", flags->opt.seed, "base seed of the random inputs")
@@ -225,6 +227,10 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
     if (f.gap_us >= 0) f.opt.gap_us = f.gap_us;
     if (f.filter_given && f.filter.empty()) throw InputError("--filter '': give a regex of case ids");
     if (!f.filter.empty()) f.opt.filter = f.filter;
+    if (!f.tuning.empty()) {
+      f.opt.tuning = runner::load_tuning_table(f.tuning);
+      f.opt.tuning_path = f.tuning;
+    }
     if (!safe_tag(f.opt.tag))
       throw InputError("--tag " + (printable_ascii(f.opt.tag) && f.opt.tag.size() <= 100 ? "'" + f.opt.tag + "'" : std::string("(") + std::to_string(f.opt.tag.size()) + " bytes)") +
                        ": use only letters, digits, '.', '_' and '-', not starting with '.', at most 100 characters");

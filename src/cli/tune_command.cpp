@@ -43,10 +43,15 @@ Action add_tune_command(CLI::App& app) {
       for (const Backend* b : all_backends())
         if (b->name().rfind(f->variants_of + "@", 0) == 0) f->t.variants.push_back({b->name(), b->name(), {}, true});
       if (f->t.variants.empty()) throw InputError("--variants-of '" + f->variants_of + "': no backend named " + f->variants_of + "@...");
+      // The backend itself (its own heuristic's choice per shape) races its pinned configurations,
+      // so that the report says whether the heuristic's choice is in the elite.
+      if (find_backend(f->variants_of) && f->variants_of != f->t.baseline)
+        f->t.variants.push_back({f->variants_of, f->variants_of, {}, true});
     }
     install_interrupt_handlers();
     const auto out = runner::run_tune(f->t, [](const std::string& line) { std::cerr << line << "\n"; });
-    std::cout << runner::tune_report_markdown(out) << "\nwrote " << out.json_path << " and " << out.markdown_path << "\n";
+    std::cout << runner::tune_report_markdown(out) << "\nwrote " << out.json_path << " and " << out.markdown_path
+              << (out.tuning_path.empty() ? "" : " and " + out.tuning_path) << "\n";
     // Nothing could run here (as `assay run` with every case skipped): exit 2, not a result.
     bool all_skipped = !out.result.variants.empty();
     for (const auto& v : out.result.variants) all_skipped = all_skipped && v.dropped.rfind("not run here", 0) == 0;

@@ -31,7 +31,7 @@ std::unique_ptr<verify::Subject> subject_for(const verify::ResolvedCase& rc, con
 
 CaseRecord execute_case(const verify::ResolvedCase& rc, Executors& ex) {
   CaseRecord rec = verify::planned_record(rc);
-  const Backend& backend = *find_backend(rc.backend);
+  const Backend& backend = *find_backend(rc.runner_backend());
   if (backend.target() != Target::cpu) rec.device_index = ex.index;
   // NVML watches the GPU while an in-process GPU case runs. Adapter cases are not watched:
   // their own process on the GPU would read as "another process".

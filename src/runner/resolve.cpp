@@ -57,6 +57,10 @@ verify::ResolvedCase resolve_case(const PlannedCase& pc, const RunOptions& opt, 
   rc.rounds = round.count;
   rc.check_only = opt.check_only;
   if (opt.profile) rc.profile_calls = opt.profile->calls;
+  if (opt.tuning)
+    if (const TuningEntry* e = opt.tuning->find(pc.backend, b.workload, pc.point.dtype, pc.point.params);
+        e && e->backend != pc.backend)
+      rc.run_as = e->backend;
   rc.device = device;
   rc.adapter_timeout_s = b.measure.adapter_timeout_s;
   return rc;

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "runner/profile.hpp"
+#include "runner/tuning_table.hpp"
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ struct RunOptions {
   int shard_index = 1, shard_count = 1;  // --shard i/n
   std::vector<std::string> devices;      // --devices 0,2 | all: one worker per GPU in parallel
   std::optional<ProfileOptions> profile; // assay profile: each case checked, then profiled (no timing)
+  std::optional<TuningTable> tuning;     // --tuning FILE: classes of shapes re-routed to tuned variants
+  std::string tuning_path;
 };
 
 }  // namespace assay::runner

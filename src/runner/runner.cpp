@@ -120,6 +120,13 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
     out.doc.run.environment["profiler.clock_control"] = opt.profile->clock_control;
     out.doc.run.environment["profiler.metric_table"] = opt.profile->metrics->name;
   }
+  if (opt.tuning) {
+    out.doc.run.environment["tuning"] = opt.tuning_path;
+    for (const auto& e : opt.tuning->entries)
+      if (!e.env.empty() && !opt.isolate)
+        throw InputError("--tuning " + opt.tuning_path + ": class " + e.shape_class +
+                         " sets environment variables for its workers, which --no-isolate does not start");
+  }
   if (ex.cuda_ok && opt.doctor) progress(gpu::doctor_summary_line(ex.device, gpu::nvml::system_library()));
 
   ResultsFile file(opt.out_dir, s.name + "-" + (opt.tag.empty() ? "untagged" : opt.tag) + "-" + utc_now_compact(),
@@ -135,7 +142,9 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
   const auto run_part = [&](std::size_t i, const std::string& device, const CaseRound& round) {
     const PlannedCase& pc = planned[i];
     const verify::ResolvedCase rc = resolve_case(pc, opt, round, device);
-    const Backend& backend = *find_backend(pc.backend);
+    const Backend& backend = *find_backend(rc.runner_backend());
+    const TuningEntry* tuned =
+        opt.tuning ? opt.tuning->find(pc.backend, pc.bench->workload, pc.point.dtype, pc.point.params) : nullptr;
     CaseRecord rec = verify::planned_record(rc);
     if (const int sig = interrupt_signal()) {
       rec.status = CaseStatus::interrupted;
@@ -165,7 +174,11 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
                " ...");
     }
     if (opt.profile) rec = profile_case(rc, *opt.profile, ex.device);
-    else rec = opt.isolate ? run_case_in_worker(rc, case_timeout_s(pc), opt.sanitize) : execute_case(rc, ex);
+    else if (opt.isolate)
+      rec = run_case_in_worker(rc, case_timeout_s(pc), opt.sanitize, WorkerProgram{"", tuned ? tuned->env : std::vector<std::string>{}, {}});
+    else
+      rec = execute_case(rc, ex);
+    if (tuned) rec.variant += " (tuning table: " + tuned->shape_class + " -> " + tuned->variant + ")";
     // A case that the interruption cut short: what it recorded stays, under the true status.
     if (const int sig = interrupt_signal(); sig && rec.status != CaseStatus::ok) {
       rec.status = CaseStatus::interrupted;

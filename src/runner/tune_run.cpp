@@ -17,6 +17,7 @@
 #include "runner/plan.hpp"
 #include "runner/resolve.hpp"
 #include "runner/run_metadata.hpp"
+#include "runner/tuning_table.hpp"
 #include "runner/worker.hpp"
 #include "suite/suite.hpp"
 
@@ -155,7 +156,11 @@ TuneRunOutcome run_tune(const TuneRunOptions& o, const std::function<void(const 
   if (names.empty())
     throw InputError("tune: none of the variants implements " + bench->workload + " in the dtypes of bench '" +
                      bench->name + "'");
-  for (const auto& pc : shapes) out.shapes.push_back(pc.id);
+  out.workload = bench->workload;
+  for (const auto& pc : shapes) {
+    out.shapes.push_back(pc.id);
+    out.shape_points.emplace_back(pc.point.dtype, pc.point.params);
+  }
   RunnerEvaluator ev(o, out.variants, shapes, progress);
   out.result = tune::search_variants(names, baseline, shapes.size(), ev, o.search);
 
@@ -164,6 +169,11 @@ TuneRunOutcome run_tune(const TuneRunOptions& o, const std::function<void(const 
   std::filesystem::create_directories(o.run.out_dir);
   out.json_path = stem + ".json";
   out.markdown_path = stem + ".md";
+  if (const auto table = make_tuning_table(out, &out.tuning_note)) {
+    out.tuning_path = stem + ".tuning.json";
+    write_file_atomically(out.tuning_path, tuning_table_json(*table));
+    out.tuning_note.clear();
+  }
   write_file_atomically(out.json_path, tune_report_json(out));
   write_file_atomically(out.markdown_path, tune_report_markdown(out));
   return out;
@@ -192,8 +202,41 @@ std::string tune_report_json(const TuneRunOutcome& t) {
   } else {
     j["promotion"] = nullptr;
   }
+  j["tuning_table"] = t.tuning_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.tuning_path);
+  if (!t.tuning_note.empty()) j["tuning_note"] = t.tuning_note;
   return j.dump(1) + "\n";
 }
+
+namespace {
+
+// Where a variant is the backend's own heuristic (its backend is the family name itself, no
+// @config): whether it is in the elite, and per shape its speedup beside the best variant's.
+std::string heuristic_markdown(const TuneRunOutcome& t) {
+  const tune::VariantOutcome* h = nullptr;
+  for (const auto& tv : t.variants)
+    if (tv.backend.find('@') == std::string::npos && tv.env.empty())
+      for (const auto& v : t.result.variants)
+        if (v.name == tv.name) h = &v;
+  if (!h || h->speedup.size() != t.shapes.size()) return "";
+  const bool in_elite = std::count(t.result.elite.begin(), t.result.elite.end(), h->name) > 0;
+  std::string md = fmt::format("\nThe heuristic (`{}`) is {}in the elite. Per shape, against `{}`:\n\n"
+                               "| shape | heuristic | best variant | its speedup |\n|---|---:|---|---:|\n",
+                               h->name, in_elite ? "" : "**not** ", t.baseline);
+  double top = 0;
+  for (const auto& v : t.result.variants) top = std::max(top, v.budget);
+  for (std::size_t i = 0; i < t.shapes.size(); ++i) {
+    const tune::VariantOutcome* best = nullptr;
+    for (const auto& v : t.result.variants)
+      if (v.check_failure.empty() && v.budget >= top && v.speedup.size() == t.shapes.size() &&
+          (!best || v.speedup[i] > best->speedup[i]))
+        best = &v;
+    md += fmt::format("| `{}` | {:.3f} | `{}` | {:.3f} |\n", t.shapes[i], h->speedup[i], best ? best->name : "–",
+                      best ? best->speedup[i] : 0.0);
+  }
+  return md;
+}
+
+}  // namespace
 
 std::string tune_report_markdown(const TuneRunOutcome& t) {
   std::string md = fmt::format("## assay tune: {} / {}, against {}\n\n", t.suite, t.bench, t.baseline);
@@ -207,6 +250,9 @@ std::string tune_report_markdown(const TuneRunOutcome& t) {
   }
   md += "\nElite: " + (t.result.elite.empty() ? std::string("none") : fmt::format("{}", fmt::join(t.result.elite, ", "))) + ".\n";
   if (t.result.promotion) md += "Promotion of `" + t.result.promotion->variant + "`: " + t.result.promotion->why + ".\n";
+  md += heuristic_markdown(t);
+  if (!t.tuning_path.empty()) md += "\nTuning table: `" + t.tuning_path + "` (`assay run --tuning FILE`).\n";
+  else if (!t.tuning_note.empty()) md += "\nNo tuning table: " + t.tuning_note + ".\n";
   return md;
 }
 

@@ -39,11 +39,14 @@ struct TuneRunOptions {
 };
 
 struct TuneRunOutcome {
-  std::string suite, bench, baseline;
+  std::string suite, bench, workload, baseline;
   std::vector<std::string> shapes;   // the baseline's case ids
+  std::vector<std::pair<std::string, Params>> shape_points;  // their dtype and parameters
   std::vector<TuneVariant> variants;
   tune::TuneOutcome result;
   std::string json_path, markdown_path;
+  std::string tuning_path;  // the tuning table written beside the report ("" when none: tuning_note says why)
+  std::string tuning_note;
 };
 
 // Throws InputError (exit 3) for an unknown bench or backend, a variant whose backend cannot run

@@ -91,7 +91,7 @@ CaseRecord run_case_in_worker(const verify::ResolvedCase& rc, double timeout_s, 
   const SubprocessResult r = run_subprocess(argv, request, limits);
 
   CaseRecord rec = verify::planned_record(rc);
-  if (find_backend(rc.backend)->target() != Target::cpu && rc.device != "cpu") rec.device_index = std::stoi(rc.device);
+  if (find_backend(rc.runner_backend())->target() != Target::cpu && rc.device != "cpu") rec.device_index = std::stoi(rc.device);
   if (!r.started) {
     rec.status = CaseStatus::error;
     rec.reason = "cannot start the worker: " + r.error;
@@ -109,7 +109,7 @@ CaseRecord run_case_in_worker(const verify::ResolvedCase& rc, double timeout_s, 
     try {
       rec = parse_case_json(r.out, "worker of " + rc.id);
       rec.worker_wall_s = r.wall_s;
-      if (sanitize && rc.check_only && find_backend(rc.backend)->target() == Target::cuda) {
+      if (sanitize && rc.check_only && find_backend(rc.runner_backend())->target() == Target::cuda) {
         const std::string sanitizer = find_compute_sanitizer();
         if (sanitizer.empty()) {
           rec.sanitizer["compute-sanitizer"] = "not found (PATH, /usr/local/cuda/bin): not run";
@@ -167,7 +167,7 @@ int worker_main() {
   try {
     const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
     const verify::ResolvedCase rc = verify::parse_resolved_case(text, "worker request");
-    Executors ex = make_executors(rc.device, true, needs_cuda({rc.backend}));
+    Executors ex = make_executors(rc.device, true, needs_cuda({rc.runner_backend()}));
     const CaseRecord rec = execute_case(rc, ex);
     end_leftover_children();
     std::cout << case_to_json_text(rec) << std::flush;

@@ -39,6 +39,7 @@ std::string to_json_text(const ResolvedCase& rc) {
       {"rounds", rc.rounds},
       {"check_only", rc.check_only},
       {"profile_calls", rc.profile_calls},
+      {"run_as", rc.run_as},
       {"device", rc.device},
       {"adapter_timeout_s", rc.adapter_timeout_s},
   };
@@ -93,6 +94,7 @@ ResolvedCase parse_resolved_case(const std::string& text, const std::string& ori
     get(j, "rounds", rc.rounds);
     get(j, "check_only", rc.check_only);
     if (j.contains("profile_calls")) get(j, "profile_calls", rc.profile_calls);
+    if (j.contains("run_as")) get(j, "run_as", rc.run_as);
     get(j, "device", rc.device);
     get(j, "adapter_timeout_s", rc.adapter_timeout_s);
   } catch (const json::exception& e) {

@@ -35,6 +35,10 @@ struct ResolvedCase {
   // assay profile: after the check, this many calls inside the profiler's window (no timing);
   // 0: a normal case.
   std::uint64_t profile_calls = 0;
+  // assay run --tuning: the backend that runs the case (a pinned configuration of `backend`, from
+  // the tuning table); empty: `backend` itself. The record keeps `backend`.
+  std::string run_as;
+  const std::string& runner_backend() const { return run_as.empty() ? backend : run_as; }
   std::string device = "0";          // a CUDA device index, or "cpu"
   double adapter_timeout_s = 600;    // one adapter call, start-up and compiles included
 

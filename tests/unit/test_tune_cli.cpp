@@ -76,3 +76,58 @@ TEST(TuneCli, BadVariantsAreExitThree) {
     EXPECT_EQ(r.code, 3) << bad << ": " << r.out;
   }
 }
+
+// The tune writes a tuning table beside its report; `assay run --tuning` runs the chosen
+// variant (here: its environment for the workers) for the cases of that backend in each class,
+// and says so in the case's variant. A table that is no tuning table is bad input.
+TEST(TuneCli, TheTuningTableIsWrittenAndRunApplies) {
+  const fs::path d = assay::test::fresh_test_dir("tune-table");
+  std::vector<fs::path> tables;
+  auto r = assay::test::run_assay("tune tests/data/tune_cpu.toml --device cpu --out " + (d / "out").string() +
+                                 " --variant slower=cpu,ASSAY_TESTBED_SLOWDOWN=0.5 --variant same=cpu,ASSAY_TESTBED_SLOWDOWN=0",
+                             "ASSAY_TEST_BACKENDS=1");
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const auto& e : fs::directory_iterator(d / "out"))
+    if (e.path().string().ends_with(".tuning.json")) tables.push_back(e.path());
+  // The default (the baseline, cpu itself) keeps every class no variant beat. `same` ties with
+  // it, so on a loaded CI machine either may win a class: a table naming the variants, or none
+  // and the report saying why.
+  if (tables.empty()) {
+    EXPECT_NE(r.out.find("No tuning table: no variant beat the default (cpu) in any shape class"), std::string::npos) << r.out;
+  } else {
+    ASSERT_EQ(tables.size(), 1u) << r.out;
+    const auto j = nlohmann::json::parse(read_text_file(tables[0]));
+    EXPECT_EQ(j["schema"], "assay.tuning");
+    EXPECT_EQ(j["applies_to"], "cpu");
+    for (const auto& e : j["entries"]) EXPECT_TRUE(e["variant"] == "slower" || e["variant"] == "same") << e;
+  }
+  // A table with one class re-routed, written by hand: m = 64 runs the planted slowdown.
+  const fs::path table = d / "hand.tuning.json";
+  std::ofstream(table) << R"({"schema": "assay.tuning", "schema_version": 1, "suite": "tune_cpu", "bench": "tune",
+    "workload": "gemm", "baseline": "cpu", "applies_to": "cpu", "entries": [
+    {"class": "f32/k~2^6,m~2^6,n~2^6", "variant": "slower", "backend": "cpu", "env": ["ASSAY_TESTBED_SLOWDOWN=0.5"],
+     "speedup": 1.5, "shapes": []}]})";
+  r = assay::test::run_assay("run tests/data/tune_cpu.toml --device cpu --no-history --quiet --out " +
+                                 (d / "run").string() + " --tuning " + table.string(),
+                             "ASSAY_TEST_BACKENDS=1");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto docs = assay::test::files_in(d / "run", ".json");
+  ASSERT_EQ(docs.size(), 1u);
+  const auto doc = nlohmann::json::parse(read_text_file(docs[0]));
+  EXPECT_EQ(doc["run"]["environment"]["tuning"], table.string());
+  ASSERT_EQ(doc["cases"].size(), 3u);
+  for (const auto& c : doc["cases"]) {
+    const std::string v = c["variant"];
+    const bool tuned = c["params"]["m"] != 128;  // m = 64 and 96 are in class m~2^6; 128 is not
+    EXPECT_EQ(v.find("(tuning table: f32/k~2^6,m~2^6,n~2^6 -> slower)") != std::string::npos, tuned) << v;
+    // The slowdown's setting reached the tuned cases' workers, and only theirs.
+    EXPECT_EQ(v.find("+planted ") != std::string::npos && v.find("+planted nothing") == std::string::npos, tuned) << v;
+  }
+  std::ofstream(table) << R"({"schema": "assay.tuning", "schema_version": 1, "suite": "s", "bench": "b", "workload": "gemm",
+    "baseline": "cpu", "applies_to": "cpu", "entries": [{"class": "x", "variant": "v", "backend": "cpu", "env": [1], "speedup": 1}]})";
+  r = assay::test::run_assay("run tests/data/tune_cpu.toml --device cpu --no-history --out " + (d / "run").string() +
+                             " --tuning " + table.string());
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("field '$.entries[0].env' must hold NAME=value strings"), std::string::npos) << r.out;
+  fs::remove_all(d);
+}

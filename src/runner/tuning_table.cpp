@@ -1,0 +1,168 @@
+#include "runner/tuning_table.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "runner/tune_run.hpp"
+
+namespace assay::runner {
+
+std::string shape_class(const std::string& dtype, const Params& params) {
+  std::string s = dtype + "/";
+  bool first = true;
+  for (const auto& [name, v] : params) {
+    s += (first ? "" : ",") + name;
+    first = false;
+    if (v <= 1) {
+      s += "=" + std::to_string(v);
+    } else {
+      int e = 0;
+      while ((std::int64_t{2} << e) <= v) ++e;
+      s += "~2^" + std::to_string(e);
+    }
+  }
+  return s;
+}
+
+const TuningEntry* TuningTable::find(const std::string& b, const std::string& w, const std::string& dtype,
+                                     const Params& params) const {
+  if (b != applies_to || w != workload) return nullptr;
+  const std::string c = shape_class(dtype, params);
+  for (const auto& e : entries)
+    if (e.shape_class == c) return &e;
+  return nullptr;
+}
+
+namespace {
+
+// "assay@wgmma_128x256" -> "assay"; a backend without '@' is its own family.
+std::string family(const std::string& backend) { return backend.substr(0, backend.find('@')); }
+
+}  // namespace
+
+std::optional<TuningTable> make_tuning_table(const TuneRunOutcome& t, std::string* why) {
+  std::string fam;
+  for (const auto& v : t.variants) {
+    const std::string f = family(v.backend);
+    if (!fam.empty() && f != fam) {
+      *why = "the variants run different backends (" + fam + ", " + f + "): no one backend's cases to re-route";
+      return std::nullopt;
+    }
+    fam = f;
+  }
+  // Tuning a backend against its own default (the baseline is the family itself): a class where
+  // no variant beats the default keeps the default, and gets no entry.
+  const bool baseline_is_default = t.baseline == fam;
+  TuningTable table;
+  table.suite = t.suite;
+  table.bench = t.bench;
+  table.workload = t.workload;
+  table.baseline = t.baseline;
+  table.applies_to = fam;
+  double top_budget = 0;
+  for (const auto& v : t.result.variants) top_budget = std::max(top_budget, v.budget);
+  // Shapes by class, in the order first seen.
+  std::vector<std::string> classes;
+  std::map<std::string, std::vector<std::size_t>> members;
+  for (std::size_t i = 0; i < t.shape_points.size(); ++i) {
+    const std::string c = shape_class(t.shape_points[i].first, t.shape_points[i].second);
+    if (!members.count(c)) classes.push_back(c);
+    members[c].push_back(i);
+  }
+  for (const auto& c : classes) {
+    const TuneVariant* best = nullptr;
+    double best_geo = 0;
+    for (const auto& v : t.result.variants) {
+      if (!v.check_failure.empty() || v.budget < top_budget || v.speedup.size() != t.shape_points.size()) continue;
+      double log_sum = 0;
+      for (std::size_t i : members[c]) log_sum += std::log(v.speedup[i]);
+      const double geo = std::exp(log_sum / static_cast<double>(members[c].size()));
+      if (geo > best_geo)
+        for (const auto& tv : t.variants)
+          if (tv.name == v.name) {
+            best = &tv;
+            best_geo = geo;
+          }
+    }
+    if (!best || (baseline_is_default && best_geo <= 1)) continue;
+    TuningEntry e;
+    e.shape_class = c;
+    e.variant = best->name;
+    e.backend = best->backend;
+    e.env = best->env;
+    e.speedup = best_geo;
+    for (std::size_t i : members[c]) e.shapes.push_back(t.shapes[i]);
+    table.entries.push_back(std::move(e));
+  }
+  if (table.entries.empty()) {
+    bool any_measured = false;
+    for (const auto& v : t.result.variants) any_measured = any_measured || (v.check_failure.empty() && v.budget > 0);
+    *why = any_measured && baseline_is_default ? "no variant beat the default (" + fam + ") in any shape class"
+                                               : "no variant passed its checks and was measured to the end";
+    return std::nullopt;
+  }
+  return table;
+}
+
+std::string tuning_table_json(const TuningTable& t) {
+  nlohmann::json entries = nlohmann::json::array();
+  for (const auto& e : t.entries)
+    entries.push_back({{"class", e.shape_class}, {"variant", e.variant}, {"backend", e.backend}, {"env", e.env},
+                       {"speedup", e.speedup}, {"shapes", e.shapes}});
+  const nlohmann::json j = {{"schema", "assay.tuning"}, {"schema_version", 1},  {"suite", t.suite},
+                            {"bench", t.bench},         {"workload", t.workload}, {"baseline", t.baseline},
+                            {"applies_to", t.applies_to}, {"entries", entries}};
+  return j.dump(1) + "\n";
+}
+
+TuningTable load_tuning_table(const std::string& path) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_text_file(path));
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  }
+  std::string field;
+  const auto str = [&](const nlohmann::json& o, const char* key, const std::string& at) {
+    field = at + key;
+    if (!o.is_object() || !o.contains(key) || !o[key].is_string()) throw InputError(path + ": field '" + field + "' must be a string");
+    return o[key].get<std::string>();
+  };
+  if (str(j, "schema", "$.") != "assay.tuning") throw InputError(path + ": field '$.schema' is not 'assay.tuning'");
+  if (!j.contains("schema_version") || j["schema_version"] != 1)
+    throw InputError(path + ": field '$.schema_version' must be 1");
+  TuningTable t;
+  t.suite = str(j, "suite", "$.");
+  t.bench = str(j, "bench", "$.");
+  t.workload = str(j, "workload", "$.");
+  t.baseline = str(j, "baseline", "$.");
+  t.applies_to = str(j, "applies_to", "$.");
+  if (!j.contains("entries") || !j["entries"].is_array()) throw InputError(path + ": field '$.entries' must be an array");
+  for (std::size_t i = 0; i < j["entries"].size(); ++i) {
+    const auto& o = j["entries"][i];
+    const std::string at = "$.entries[" + std::to_string(i) + "].";
+    TuningEntry e;
+    e.shape_class = str(o, "class", at);
+    e.variant = str(o, "variant", at);
+    e.backend = str(o, "backend", at);
+    if (!o.contains("env") || !o["env"].is_array()) throw InputError(path + ": field '" + at + "env' must be an array");
+    for (const auto& x : o["env"]) {
+      if (!x.is_string() || x.get<std::string>().find('=') == std::string::npos)
+        throw InputError(path + ": field '" + at + "env' must hold NAME=value strings");
+      e.env.push_back(x.get<std::string>());
+    }
+    if (!o.contains("speedup") || !o["speedup"].is_number()) throw InputError(path + ": field '" + at + "speedup' must be a number");
+    e.speedup = o["speedup"].get<double>();
+    if (family(e.backend) != t.applies_to)
+      throw InputError(path + ": field '" + at + "backend' is '" + e.backend + "', not a backend of '" + t.applies_to + "'");
+    t.entries.push_back(std::move(e));
+  }
+  return t;
+}
+
+}  // namespace assay::runner
