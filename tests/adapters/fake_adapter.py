@@ -22,7 +22,10 @@ workload in f32, well or badly on purpose. Usage: fake_adapter.py BEHAVIOUR
   utf8crash   dies with 10 kB of two-byte UTF-8 characters on stderr
   detach PIDFILE  starts `sleep 30` (its pid into PIDFILE), then replies ok
   daemon PIDFILE  the same, the child in a session of its own (setsid: out of the adapter's group)
+$FAKE_ADAPTER_SCALE, when set, multiplies the samples it replies (a knob for `assay tune`'s
+environment variants: a variant with 0.5 is exactly twice as fast).
 """
+import os
 import array
 import json
 import sys
@@ -101,6 +104,7 @@ if behaviour == "toomany":  # far more samples than max_samples allows
     samples = [0.010] * 50000
 if behaviour == "huge":  # a sample longer than the adapter call may last
     samples = [0.010, 1e300]
+samples = [x * float(os.environ.get("FAKE_ADAPTER_SCALE", "1")) for x in samples]
 reply({
     "status": "ok",
     "mode": "host",

@@ -131,3 +131,34 @@ TEST(TuneCli, TheTuningTableIsWrittenAndRunApplies) {
   EXPECT_NE(r.out.find("field '$.entries[0].env' must hold NAME=value strings"), std::string::npos) << r.out;
   fs::remove_all(d);
 }
+
+// Environment variants of an external command (the matmul playbook's knobs): the fake adapter
+// reads FAKE_ADAPTER_SCALE, so a variant with 0.5 is exactly twice as fast as the baseline and
+// one with 2 half as fast; the table re-routes to the knob that won.
+TEST(TuneCli, EnvironmentVariantsOfAnExternalCommand) {
+  const fs::path d = assay::test::fresh_test_dir("tune-env-adapter");
+  const auto r = assay::test::run_assay(
+      "tune tests/data/adapter_fake.toml --device cpu --baseline tvm --out " + (d / "out").string() +
+          " --variant half=tvm,FAKE_ADAPTER_SCALE=0.5 --variant double=tvm,FAKE_ADAPTER_SCALE=2",
+      "TVM_BENCH_CMD='python3 tests/adapters/fake_adapter.py ok'");
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::vector<fs::path> reports, tables;
+  for (const auto& e : fs::directory_iterator(d / "out")) {
+    const std::string p = e.path().string();
+    if (p.ends_with(".tuning.json")) tables.push_back(e.path());
+    else if (p.ends_with(".json")) reports.push_back(e.path());
+  }
+  ASSERT_EQ(reports.size(), 1u);
+  const auto j = nlohmann::json::parse(read_text_file(reports[0]));
+  ASSERT_EQ(j["variants"].size(), 2u);
+  EXPECT_NEAR(j["variants"][0]["speedup"][0].get<double>(), 2.0, 1e-9);
+  EXPECT_NEAR(j["variants"][1]["speedup"][0].get<double>(), 0.5, 1e-9);
+  EXPECT_EQ(j["variants"][0]["elite"], true);
+  EXPECT_NE(j["variants"][1]["dropped"].get<std::string>(), "");
+  ASSERT_EQ(tables.size(), 1u) << r.out;
+  const auto t = nlohmann::json::parse(read_text_file(tables[0]));
+  EXPECT_EQ(t["applies_to"], "tvm");
+  ASSERT_EQ(t["entries"].size(), 1u);
+  EXPECT_EQ(t["entries"][0]["env"][0], "FAKE_ADAPTER_SCALE=0.5");
+  fs::remove_all(d);
+}
