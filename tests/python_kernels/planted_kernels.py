@@ -83,6 +83,19 @@ def caching(Q, K, V, causal=False):
     return _cache["O"]
 
 
+def segfaults(Q, K, V, causal=False):
+    """Reads address 0, as a kernel that writes out of bounds: its process dies of SIGSEGV."""
+    import ctypes
+    ctypes.string_at(0)
+
+
+def lazy(Q, K, V, causal=False, out=None):
+    """Computes only into a poisoned (NaN) `out`, as before a checked call; a timed call finds its
+    last result there and returns at once, faster than any CPU computes the attention."""
+    if torch.isnan(out.view(-1)[0]):
+        out.copy_(_attention(Q, K, V, causal))
+
+
 def gemm(A, B):
     return torch.matmul(A.float(), B.float()).to(A.dtype)
 
