@@ -36,6 +36,11 @@ Action add_compare_command(CLI::App& app) {
     const std::string history = store::history_path(s->history);
     const store::RunSet base = store::load_run_set(s->base, history);
     const store::RunSet cand = store::load_run_set(s->cand, history);
+    // A profile document's calls ran under the profiler and were not timed: nothing to compare.
+    for (const store::RunSet* set : {&base, &cand})
+      for (const auto& doc : set->sessions)
+        if (doc.run.mode == "profile")
+          throw InputError(set->label + ": an `assay profile` document (run mode \"profile\") holds no timings to compare");
     // The history's between-session spreads, when a history is there (a missing one is no error:
     // the verdicts then say that one session cannot tell drift from change).
     // A history that cannot be read (empty, another program's file) costs the verdicts its noise,

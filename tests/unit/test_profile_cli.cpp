@@ -65,6 +65,11 @@ TEST(ProfileCli, AnAdapterCaseIsCheckedProfiledAndReported) {
   EXPECT_NE(md.find("| `nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_NNT` | 3 |"), std::string::npos) << md;
   EXPECT_NE(r.out.find("**compute-bound**"), std::string::npos) << r.out;
   EXPECT_EQ(files_in(d / "logs", ".csv").size(), 1u);  // the CPU case never went under ncu
+  // Its calls ran under the profiler, untimed: compare refuses it, naming it.
+  const auto c = run_assay("compare " + docs[0].string() + " " + docs[0].string());
+  EXPECT_EQ(c.code, 3) << c.out;
+  EXPECT_NE(c.out.find("an `assay profile` document (run mode \"profile\") holds no timings to compare"), std::string::npos)
+      << c.out;
   fs::remove_all(d);
 }
 
