@@ -76,7 +76,18 @@ std::string markdown_summary(const ResultsDocument& doc) {
                     run.mode, run.git_commit.empty() ? "(none)" : run.git_commit, run.git_dirty ? " (dirty)" : "",
                     run.started_utc);
   for (std::size_t i = 0; i < run.command_line.size(); ++i) md += (i ? " " : "") + run.command_line[i];
-  md += "`\n\nTimes are medians; +-CI is the relative half-width of the 95% CI of the median; "
+  md += "`\n";
+  if (const auto it = run.environment.find("tuning"); it != run.environment.end()) {
+    md += "- tuning table: `" + it->second + "`; cases it re-routed:";
+    bool any = false;
+    for (const auto& c : doc.cases)
+      if (const auto at = c.variant.find("(tuning table: "); at != std::string::npos) {
+        md += fmt::format("{} `{}` {}", any ? ";" : "", c.id, c.variant.substr(at + 15, c.variant.size() - at - 16));
+        any = true;
+      }
+    md += any ? "\n" : " none\n";
+  }
+  md += "\nTimes are medians; +-CI is the relative half-width of the 95% CI of the median; "
         "SM MHz is the median SM clock of the timed samples (clock probe); "
         "speedup = baseline median / candidate median (>1: candidate faster).\n\n";
   const auto h = header();

@@ -114,6 +114,9 @@ TEST(TuneCli, TheTuningTableIsWrittenAndRunApplies) {
   const auto docs = assay::test::files_in(d / "run", ".json");
   ASSERT_EQ(docs.size(), 1u);
   const auto doc = nlohmann::json::parse(read_text_file(docs[0]));
+  const std::string md = read_text_file(fs::path(docs[0]).replace_extension(".md"));
+  EXPECT_NE(md.find("- tuning table: `" + table.string() + "`; cases it re-routed: `tune/cpu/f32/k=64,m=64,n=64` "
+                    "f32/k~2^6,m~2^6,n~2^6 -> slower"), std::string::npos) << md;
   EXPECT_EQ(doc["run"]["environment"]["tuning"], table.string());
   ASSERT_EQ(doc["cases"].size(), 3u);
   for (const auto& c : doc["cases"]) {
