@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <sstream>
 #include <cstring>
 
 #include "core/error.hpp"
@@ -208,6 +210,17 @@ std::vector<std::string> split_command(const std::string& command) {
   }
   if (in_word) words.push_back(cur);
   return words;
+}
+
+std::string find_program(const std::string& name, const std::vector<std::string>& fallbacks) {
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    for (std::string dir; std::getline(ss, dir, ':');)
+      if (!dir.empty() && ::access((dir + "/" + name).c_str(), X_OK) == 0) return dir + "/" + name;
+  }
+  for (const auto& p : fallbacks)
+    if (::access(p.c_str(), X_OK) == 0) return p;
+  return {};
 }
 
 }  // namespace assay

@@ -36,4 +36,8 @@ SubprocessResult run_subprocess(const std::vector<std::string>& argv, const std:
 // double quotes and backslashes, without expansions. Throws InputError on an open quote.
 std::vector<std::string> split_command(const std::string& command);
 
+// The executable `name` in a PATH folder, else the first of `fallbacks` that is executable;
+// empty when none is (compute-sanitizer, ncu).
+std::string find_program(const std::string& name, const std::vector<std::string>& fallbacks);
+
 }  // namespace assay

@@ -2,13 +2,18 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <regex>
-#include <sstream>
 #include <stdexcept>
 
 #include "backends/subprocess.hpp"
 #include "core/error.hpp"
+#include "core/ids.hpp"
+#include "runner/worker.hpp"
 #include "backends/backend.hpp"
 #include "tune/profile_summary.hpp"
 
@@ -19,13 +24,7 @@ std::string find_ncu() {
     if (::access(env, X_OK) != 0) throw InputError("ASSAY_NCU=" + std::string(env) + ": not an executable file");
     return env;
   }
-  if (const char* path = std::getenv("PATH")) {
-    std::stringstream ss(path);
-    for (std::string dir; std::getline(ss, dir, ':');)
-      if (!dir.empty() && ::access((dir + "/ncu").c_str(), X_OK) == 0) return dir + "/ncu";
-  }
-  if (::access("/usr/local/cuda/bin/ncu", X_OK) == 0) return "/usr/local/cuda/bin/ncu";
-  return {};
+  return find_program("ncu", {"/usr/local/cuda/bin/ncu"});
 }
 
 std::string ncu_tool_name(const std::string& ncu) {
@@ -38,6 +37,9 @@ std::string ncu_tool_name(const std::string& ncu) {
   return "ncu (version unknown)";
 }
 
+namespace {
+
+// The profiler's part of the worker's command line, writing its log to `log_path`.
 std::vector<std::string> ncu_command(const ProfileOptions& p, const std::string& log_path) {
   std::string metrics;
   for (const auto& m : p.metrics->metric_list()) metrics += (metrics.empty() ? "" : ",") + m;
@@ -51,6 +53,9 @@ std::vector<std::string> ncu_command(const ProfileOptions& p, const std::string&
           "--log-file", log_path};
 }
 
+// Reads the profiler's log of a case into rec.profile. A case that did not end ok keeps its
+// record (ncu's own errors appended to its reason); an ok case whose log holds no kernel, or
+// cannot be read, becomes `error` naming why.
 void attach_profile(CaseRecord& rec, const std::string& log_text, const ProfileOptions& p,
                     const DeviceRecord& device) {
   tune::NcuTable table;
@@ -82,9 +87,34 @@ void attach_profile(CaseRecord& rec, const std::string& log_text, const ProfileO
   } catch (const std::invalid_argument& e) {
     rec.status = CaseStatus::error;
     rec.reason = e.what();
-    if (rec.adapter || find_backend(rec.backend)->target() == Target::external)
+    if (find_backend(rec.backend)->target() == Target::external)
       rec.reason += ": an adapter must open the window itself (purpose \"profile\", docs/adapters.md)";
   }
+}
+
+}  // namespace
+
+// assay profile: the case's worker under the profiler, its log read into the record.
+CaseRecord profile_case(const verify::ResolvedCase& rc, const ProfileOptions& p, const DeviceRecord& device) {
+  const std::string log = (std::filesystem::temp_directory_path() /
+                           ("assay-ncu-" + std::to_string(::getpid()) + "-" + std::to_string(fnv1a64(rc.id)) + ".csv"))
+                              .string();
+  WorkerProgram program;
+  program.wrapper = ncu_command(p, log);
+  CaseRecord rec = run_case_in_worker(rc, p.timeout_s, false, program);
+  std::ifstream in(log);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (!p.log_dir.empty()) {
+    std::string name = rc.id;  // a case id has '/' and ',': a flat file name
+    for (char& c : name)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '=') c = '_';
+    std::error_code ec;
+    std::filesystem::copy_file(log, std::filesystem::path(p.log_dir) / (name + ".csv"),
+                               std::filesystem::copy_options::overwrite_existing, ec);
+  }
+  std::filesystem::remove(log);
+  attach_profile(rec, text, p, device);
+  return rec;
 }
 
 }  // namespace assay::runner

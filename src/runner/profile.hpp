@@ -11,6 +11,7 @@
 
 #include "core/results.hpp"
 #include "tune/ncu_table.hpp"
+#include "verify/resolved_case.hpp"
 
 namespace assay::runner {
 
@@ -30,13 +31,10 @@ std::string find_ncu();
 // "ncu 2025.3.1.0" from `ncu --version`; "ncu (version unknown)" when it says nothing readable.
 std::string ncu_tool_name(const std::string& ncu);
 
-// The profiler's part of the worker's command line, writing its log to `log_path`.
-std::vector<std::string> ncu_command(const ProfileOptions& p, const std::string& log_path);
-
-// Reads the profiler's log of a case into rec.profile. A case that did not end ok keeps its
-// record (ncu's own errors appended to its reason); an ok case whose log holds no kernel, or
-// cannot be read, becomes `error` naming why.
-void attach_profile(CaseRecord& rec, const std::string& log_text, const ProfileOptions& p,
-                    const DeviceRecord& device);
+// The case's worker under the profiler (a WorkerProgram wrapper), its log read into the
+// record's profile block. A case that did not end ok keeps its record, ncu's own errors added to
+// its reason; an ok case whose log holds no kernel, or cannot be read, becomes `error` naming why.
+// With p.log_dir, the raw log is kept there as <case id, flattened>.csv.
+CaseRecord profile_case(const verify::ResolvedCase& rc, const ProfileOptions& p, const DeviceRecord& device);
 
 }  // namespace assay::runner

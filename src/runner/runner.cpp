@@ -2,13 +2,7 @@
 
 #include <string.h>
 
-#include <unistd.h>
-
 #include <atomic>
-#include <cctype>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <mutex>
 #include <thread>
 
@@ -27,7 +21,6 @@
 #include "runner/worker.hpp"
 #include "suite/suite.hpp"
 #include "core/atomic_file.hpp"
-#include "core/ids.hpp"
 #include "core/interrupt.hpp"
 #include "runner/profile.hpp"
 #include "verify/case_protocol.hpp"
@@ -38,29 +31,6 @@ namespace {
 
 // "SIGINT", "SIGTERM": the signal as people name it.
 std::string sigabbrev(int sig) { return std::string("SIG") + ::sigabbrev_np(sig); }
-
-// assay profile: the case's worker under the profiler, its log read into the record.
-CaseRecord profile_case(const verify::ResolvedCase& rc, const ProfileOptions& p, const DeviceRecord& device) {
-  const std::string log = (std::filesystem::temp_directory_path() /
-                           ("assay-ncu-" + std::to_string(::getpid()) + "-" + std::to_string(fnv1a64(rc.id)) + ".csv"))
-                              .string();
-  WorkerProgram program;
-  program.wrapper = ncu_command(p, log);
-  CaseRecord rec = run_case_in_worker(rc, p.timeout_s, false, program);
-  std::ifstream in(log);
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (!p.log_dir.empty()) {
-    std::string name = rc.id;  // a case id has '/' and ',': a flat file name
-    for (char& c : name)
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '=') c = '_';
-    std::error_code ec;
-    std::filesystem::copy_file(log, std::filesystem::path(p.log_dir) / (name + ".csv"),
-                               std::filesystem::copy_options::overwrite_existing, ec);
-  }
-  std::filesystem::remove(log);
-  attach_profile(rec, text, p, device);
-  return rec;
-}
 
 }  // namespace
 

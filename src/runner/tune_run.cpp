@@ -207,6 +207,12 @@ std::string tune_report_json(const TuneRunOutcome& t) {
   return j.dump(1) + "\n";
 }
 
+bool measured_to_the_end(const TuneRunOutcome& t, const tune::VariantOutcome& v) {
+  double top = 0;
+  for (const auto& x : t.result.variants) top = std::max(top, x.budget);
+  return v.check_failure.empty() && v.budget > 0 && v.budget >= top && v.speedup.size() == t.shapes.size();
+}
+
 namespace {
 
 // Where a variant is the backend's own heuristic (its backend is the family name itself, no
@@ -222,13 +228,10 @@ std::string heuristic_markdown(const TuneRunOutcome& t) {
   std::string md = fmt::format("\nThe heuristic (`{}`) is {}in the elite. Per shape, against `{}`:\n\n"
                                "| shape | heuristic | best variant | its speedup |\n|---|---:|---|---:|\n",
                                h->name, in_elite ? "" : "**not** ", t.baseline);
-  double top = 0;
-  for (const auto& v : t.result.variants) top = std::max(top, v.budget);
   for (std::size_t i = 0; i < t.shapes.size(); ++i) {
     const tune::VariantOutcome* best = nullptr;
     for (const auto& v : t.result.variants)
-      if (v.check_failure.empty() && v.budget >= top && v.speedup.size() == t.shapes.size() &&
-          (!best || v.speedup[i] > best->speedup[i]))
+      if (measured_to_the_end(t, v) && (!best || v.speedup[i] > best->speedup[i]))
         best = &v;
     md += fmt::format("| `{}` | {:.3f} | `{}` | {:.3f} |\n", t.shapes[i], h->speedup[i], best ? best->name : "–",
                       best ? best->speedup[i] : 0.0);

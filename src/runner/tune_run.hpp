@@ -54,6 +54,10 @@ struct TuneRunOutcome {
 // measured (its worker crashed or timed out while timing).
 TuneRunOutcome run_tune(const TuneRunOptions& options, const std::function<void(const std::string&)>& progress);
 
+// Whether `v` passed every check and was measured at the search's largest budget on every
+// shape: a variant successive halving eliminated early has only short sessions, not comparable.
+bool measured_to_the_end(const TuneRunOutcome& t, const tune::VariantOutcome& v);
+
 // The tune report: JSON (schema "assay.tune", version 1) and Markdown.
 std::string tune_report_json(const TuneRunOutcome& t);
 std::string tune_report_markdown(const TuneRunOutcome& t);

@@ -64,8 +64,6 @@ std::optional<TuningTable> make_tuning_table(const TuneRunOutcome& t, std::strin
   table.workload = t.workload;
   table.baseline = t.baseline;
   table.applies_to = fam;
-  double top_budget = 0;
-  for (const auto& v : t.result.variants) top_budget = std::max(top_budget, v.budget);
   // Shapes by class, in the order first seen.
   std::vector<std::string> classes;
   std::map<std::string, std::vector<std::size_t>> members;
@@ -78,7 +76,7 @@ std::optional<TuningTable> make_tuning_table(const TuneRunOutcome& t, std::strin
     const TuneVariant* best = nullptr;
     double best_geo = 0;
     for (const auto& v : t.result.variants) {
-      if (!v.check_failure.empty() || v.budget < top_budget || v.speedup.size() != t.shape_points.size()) continue;
+      if (!measured_to_the_end(t, v)) continue;
       double log_sum = 0;
       for (std::size_t i : members[c]) log_sum += std::log(v.speedup[i]);
       const double geo = std::exp(log_sum / static_cast<double>(members[c].size()));

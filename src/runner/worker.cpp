@@ -26,14 +26,8 @@ namespace {
 
 // compute-sanitizer on PATH or in the CUDA toolkit's usual place; empty when absent.
 std::string find_compute_sanitizer() {
-  if (const char* path = std::getenv("PATH")) {
-    std::stringstream ss(path);
-    for (std::string dir; std::getline(ss, dir, ':');)
-      if (!dir.empty() && ::access((dir + "/compute-sanitizer").c_str(), X_OK) == 0) return dir + "/compute-sanitizer";
-  }
-  for (const char* p : {"/usr/local/cuda/bin/compute-sanitizer", "/usr/local/cuda/compute-sanitizer/compute-sanitizer"})
-    if (::access(p, X_OK) == 0) return p;
-  return {};
+  return find_program("compute-sanitizer", {"/usr/local/cuda/bin/compute-sanitizer",
+                                            "/usr/local/cuda/compute-sanitizer/compute-sanitizer"});
 }
 
 // The worker once more under `tool`; its findings (the ERROR SUMMARY and the first error).

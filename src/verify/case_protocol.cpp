@@ -56,6 +56,15 @@ double floor_ns(double flops, const DeviceRecord& device, const std::string& dty
   return peak_tflops > 0 ? flops / peak_tflops / 1e3 : 0;
 }
 
+// The work of one call and the device's peak for it; the rates come with a time.
+DerivedRecord work_of(const Problem& problem, const DeviceRecord& device, const std::string& dtype) {
+  DerivedRecord d;
+  d.flops = problem.flops();
+  d.min_bytes = problem.min_bytes();
+  d.peak_tflops = gpu::peak_tflops(device, dtype, &d.peak_source);
+  return d;
+}
+
 }  // namespace
 
 void summarize_ok(CaseRecord& rec, DerivedRecord d) {
@@ -115,11 +124,7 @@ void run_case_protocol(const ResolvedCase& rc, Subject& subject, const DeviceRec
                                  rc.measure_seed);
     rec.recheck->inputs = "profiled";
     if (!ok) return;
-    DerivedRecord d;
-    d.flops = problem->flops();
-    d.min_bytes = problem->min_bytes();
-    d.peak_tflops = gpu::peak_tflops(device, rec.dtype, &d.peak_source);
-    rec.derived = d;
+    rec.derived = work_of(*problem, device, rec.dtype);
     rec.status = CaseStatus::ok;
     return;
   }
@@ -149,10 +154,7 @@ void run_case_protocol(const ResolvedCase& rc, Subject& subject, const DeviceRec
     rec.reason = "no sample kept: every sample was taken while the GPU was throttled";
     return;
   }
-  DerivedRecord d;
-  d.flops = problem->flops();
-  d.min_bytes = problem->min_bytes();
-  d.peak_tflops = gpu::peak_tflops(device, rec.dtype, &d.peak_source);
+  const DerivedRecord d = work_of(*problem, device, rec.dtype);
   summarize_ok(rec, d);
   // A median below what the device can do at all: the timing (a clock, an adapter's own
   // report) is wrong, and the case is reported as such, never with a speedup.
