@@ -6,6 +6,9 @@ include(GNUInstallDirs)
 
 set(assay_layers stats core tune suite graph gpu kernels workloads backends measure verify store compare report
                  runner cli bench_api)
+if(ASSAY_WITH_CUDA)
+  list(INSERT assay_layers 5 graph_gpu)  # after kernels: the lazy engine's GPU executor
+endif()
 set(assay_archives)
 foreach(layer IN LISTS assay_layers)
   list(APPEND assay_archives assay_${layer})

@@ -37,3 +37,7 @@ set_tests_properties(python_kernels.adapter python_kernels.e2e python_kernels.as
 add_test(NAME lazy_python.frontend COMMAND ${ASSAY_TEST_PYTHON} ${PROJECT_SOURCE_DIR}/tests/lazy_python/test_frontend.py)
 set_tests_properties(lazy_python.frontend PROPERTIES SKIP_RETURN_CODE 77 LABELS python TIMEOUT 240
                      ENVIRONMENT "ASSAY_LAZY_LIB=${PROJECT_BINARY_DIR}/lib/libassay_lazy.so")
+# ... and on its GPU executor (label gpu: run on the GPU machine; exit 77 without a device).
+add_test(NAME lazy_python.gpu COMMAND ${ASSAY_TEST_PYTHON} ${PROJECT_SOURCE_DIR}/tests/lazy_python/test_gpu.py)
+set_tests_properties(lazy_python.gpu PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu TIMEOUT 240
+                     ENVIRONMENT "ASSAY_LAZY_LIB=${PROJECT_BINARY_DIR}/lib/libassay_lazy.so")

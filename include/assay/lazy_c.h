@@ -23,7 +23,7 @@ extern "C" {
 
 typedef struct assay_lazy_graph assay_lazy_graph;
 
-int assay_lazy_abi_version(void); /* 1 */
+int assay_lazy_abi_version(void); /* 2: 1 + the executor choice and the GPU counters */
 const char* assay_lazy_last_error(void);
 
 assay_lazy_graph* assay_lazy_graph_new(void);
@@ -77,6 +77,18 @@ int assay_lazy_materialize(assay_lazy_graph* g, int64_t node, float* out, int64_
 /* How many times this graph was executed, and how many nodes those runs evaluated. */
 int64_t assay_lazy_executions(const assay_lazy_graph* g);
 int64_t assay_lazy_evaluated_nodes(const assay_lazy_graph* g);
+
+/* The executor materialize runs, for the whole process: "cpu" (the reference), "gpu" (the GPU
+ * executor: generated kernels, assay's GEMM and attention, CUDA graph replay; needs a library
+ * built with CUDA and a device), or "auto" (the default: gpu where it can run, else cpu).
+ * Returns 0, or -1 with the error set. assay_lazy_executor() names the one in use. */
+int assay_lazy_set_executor(const char* name);
+const char* assay_lazy_executor(void);
+/* The GPU executor's counters, in this order: runs, CUDA graph replays, graphs captured,
+ * generated-kernel launches, fixed-kernel launches (fills, copies), assay GEMM calls, assay
+ * attention calls, cuBLAS calls, cuBLASLt calls, kernels compiled. Writes at most n, returns how
+ * many there are, or -1 when the GPU executor is not in use. */
+int assay_lazy_gpu_stats(int64_t* out, int n);
 
 /* The program up to `node` before and after the passes (`assay graph dump`'s text). Writes at
  * most `size` bytes with a terminating NUL and returns the full length (call again with more

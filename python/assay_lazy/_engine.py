@@ -69,13 +69,39 @@ _SIGNATURES = {
     "assay_lazy_executions": (_i64, [_p]),
     "assay_lazy_evaluated_nodes": (_i64, [_p]),
     "assay_lazy_dump": (_i64, [_p, _i64, ctypes.c_char_p, _i64]),
+    "assay_lazy_set_executor": (_int, [_str]),
+    "assay_lazy_executor": (_str, []),
+    "assay_lazy_gpu_stats": (_int, [_P64, _int]),
 }
 for _name, (_res, _args) in _SIGNATURES.items():
     _f = getattr(lib, _name)
     _f.restype, _f.argtypes = _res, _args
 
-if lib.assay_lazy_abi_version() != 1:
-    raise ImportError("assay_lazy: %s has C API version %d; this package speaks 1" % (lib_path, lib.assay_lazy_abi_version()))
+if lib.assay_lazy_abi_version() != 2:
+    raise ImportError("assay_lazy: %s has C API version %d; this package speaks 2" % (lib_path, lib.assay_lazy_abi_version()))
+
+GPU_STATS = ("runs", "graph_replays", "captures", "generated_launches", "fixed_launches", "assay_gemm",
+             "assay_attention", "cublas", "cublaslt", "kernels_compiled")
+
+
+def set_executor(name):
+    """Which executor materialises: "cpu" (the reference), "gpu", or "auto" (gpu where it can run)."""
+    if lib.assay_lazy_set_executor(_b(name)) != 0:
+        raise LazyError(lib.assay_lazy_last_error().decode())
+
+
+def executor():
+    """The executor in use: "gpu" or "cpu"."""
+    return lib.assay_lazy_executor().decode()
+
+
+def gpu_stats():
+    """The GPU executor's counters (GPU_STATS), or None when the GPU executor is not in use."""
+    out = (ctypes.c_int64 * len(GPU_STATS))()
+    n = lib.assay_lazy_gpu_stats(out, len(GPU_STATS))
+    if n < 0:
+        return None
+    return {name: out[i] for i, name in enumerate(GPU_STATS[:n])}
 
 
 def _i64s(values):

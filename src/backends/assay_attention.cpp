@@ -3,7 +3,7 @@
 // reference: S = Q·Kᵀ (cuBLAS, fp32 out), P = softmax(S/√d, causal mask) (assay's kernel, P in
 // the input dtype), O = P·V (cuBLAS, fp32 accumulate), which materialises the b·h·s² scores.
 #include "backends/assay_backend.hpp"
-#include "backends/cublas_api.hpp"
+#include "gpu/cublas_api.hpp"
 #include "backends/gpu_instance.hpp"
 #include "gpu/cuda_check.hpp"
 #include "kernels/attention/attention_configs.hpp"

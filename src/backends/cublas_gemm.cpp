@@ -1,6 +1,6 @@
 #include "backends/cublas_gemm.hpp"
 
-#include "backends/cublas_api.hpp"
+#include "gpu/cublas_api.hpp"
 #include "backends/gpu_instance.hpp"
 #include "core/error.hpp"
 #include "workloads/gemm.hpp"

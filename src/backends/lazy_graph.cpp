@@ -28,9 +28,9 @@ LazyTensor constant(Graph& g, const HostTensor& t) {
   return from_host(g, s, to_floats(t), {elem_of(t.dtype)});
 }
 
-// The workload's computation as the engine's ops, on the inputs as constants (their order is
-// the problem's input_names()).
-Program record(const Problem& p, const std::vector<HostTensor>& in) {
+}  // namespace
+
+Program record_lazy_workload(const Problem& p, const std::vector<HostTensor>& in) {
   Program prog;
   Graph& g = prog.graph;
   std::vector<LazyTensor> x;
@@ -40,6 +40,8 @@ Program record(const Problem& p, const std::vector<HostTensor>& in) {
   if (p.workload() == "gemm") {
     out = matmul(x[0], x[1]);
   } else if (p.workload() == "mlp") {
+    // GELU's erf form, as the workload defines it. (cuBLASLt's GELU_BIAS epilogue computes the
+    // tanh form, so the engine does not hand this one to an epilogue: it is a generated kernel.)
     out = add(matmul(gelu(add(matmul(x[0], x[1]), x[2])), x[3]), x[4]);
   } else if (p.workload() == "attention") {
     out = scaled_dot_product_attention(x[0], x[1], x[2], param("causal") != 0);
@@ -59,10 +61,12 @@ Program record(const Problem& p, const std::vector<HostTensor>& in) {
   return prog;
 }
 
+namespace {
+
 class LazyGraphInstance final : public Instance {
  public:
   LazyGraphInstance(const Problem& p, const std::vector<HostTensor>& inputs)
-      : p_(p), prog_(record(p, inputs)), out_(p.output_like()) {}
+      : p_(p), prog_(record_lazy_workload(p, inputs)), out_(p.output_like()) {}
   std::string variant() const override { return "cpu-reference-executor"; }
   void call(void*) override {
     const HostValue v = CpuExecutor().run(prog_.graph, prog_.outputs).front();
@@ -72,7 +76,7 @@ class LazyGraphInstance final : public Instance {
   void poison_output() override { std::memset(out_.data.data(), 0xff, out_.data.size()); }
   HostTensor read_output() override { return out_; }
   bool replace_inputs(const std::vector<HostTensor>& inputs) override {
-    prog_ = record(p_, inputs);
+    prog_ = record_lazy_workload(p_, inputs);
     return true;
   }
 
@@ -84,12 +88,12 @@ class LazyGraphInstance final : public Instance {
 
 }  // namespace
 
-bool LazyGraphBackend::supports(const std::string& workload, DType dtype) const {
+bool lazy_supports(const std::string& workload, DType dtype) {
   if (dtype != DType::f32 && dtype != DType::f16 && dtype != DType::bf16) return false;
   return workload == "gemm" || workload == "mlp" || workload == "attention" || workload == "block";
 }
 
-std::unique_ptr<Instance> LazyGraphBackend::instantiate(const Problem& problem,
+std::unique_ptr<Instance> LazyCpuBackend::instantiate(const Problem& problem,
                                                         const std::vector<HostTensor>& inputs) const {
   return std::make_unique<LazyGraphInstance>(problem, inputs);
 }

@@ -11,6 +11,7 @@
 #include "backends/cublaslt_mlp.hpp"
 #include "backends/cublas_gemm.hpp"
 #include "backends/cudnn_attention.hpp"
+#include "backends/lazy_graph_gpu.hpp"
 #else
 #include "backends/unbuilt_backend.hpp"
 #include "kernels/attention/attention_configs.hpp"
@@ -58,14 +59,15 @@ std::vector<const Backend*> all_backends() {
 
 std::vector<const Backend*> built_backends() {
   static const CpuGemmBackend cpu;
-  static const LazyGraphBackend lazy;
+  static const LazyCpuBackend lazy_cpu;
 #ifdef ASSAY_HAVE_CUDA
   static const AssayBackend assay_kernels;
   static const CublasGemmBackend cublas;
   static const CublasLtMlpBackend cublaslt;
   static const CudnnAttentionBackend cudnn;
+  static const LazyGpuBackend lazy;
   static const auto all = [&] {
-    std::vector<const Backend*> v = {&assay_kernels, &cublas, &cublaslt, &cudnn, &cpu, &lazy};
+    std::vector<const Backend*> v = {&assay_kernels, &cublas, &cublaslt, &cudnn, &cpu, &lazy, &lazy_cpu};
     for (const auto& b : assay_variants()) v.push_back(&b);
     return with_external(v);
   }();
@@ -75,6 +77,8 @@ std::vector<const Backend*> built_backends() {
   static const UnbuiltBackend cublas("cublas", "cuBLAS cublasGemmEx (not built)", {"gemm"});
   static const UnbuiltBackend cublaslt("cublaslt", "cuBLASLt MLP with fused epilogues (not built)", {"mlp"});
   static const UnbuiltBackend cudnn("cudnn", "cuDNN 9 SDPA forward (not built)", {"attention"});
+  static const UnbuiltBackend lazy("assay-lazy", "assay's lazy-tensor engine on its GPU executor (not built)",
+                                   {"gemm", "mlp", "attention", "block"});
   static const std::vector<UnbuiltBackend> variants = [] {
     std::vector<UnbuiltBackend> v;
     for (std::string_view c : kernels::kGemmConfigNames)
@@ -87,7 +91,7 @@ std::vector<const Backend*> built_backends() {
     return v;
   }();
   static const auto all = [&] {
-    std::vector<const Backend*> v = {&assay_kernels, &cublas, &cublaslt, &cudnn, &cpu, &lazy};
+    std::vector<const Backend*> v = {&assay_kernels, &cublas, &cublaslt, &cudnn, &cpu, &lazy, &lazy_cpu};
     for (const auto& b : variants) v.push_back(&b);
     return with_external(v);
   }();

@@ -57,6 +57,10 @@ std::vector<float> linear(const Node& n, const Inputs& in) {
       double acc = (n.attrs.flags & kHasBias) ? in[2]->values[static_cast<std::size_t>(o)] : 0.0;
       for (std::int64_t p = 0; p < in_f; ++p)
         acc += static_cast<double>(x.values[static_cast<std::size_t>(r * in_f + p)]) * w.values[static_cast<std::size_t>(o * in_f + p)];
+      if (n.attrs.flags & kRelu) acc = std::isnan(acc) || acc > 0 ? acc : 0.0;
+      if (n.attrs.flags & kGelu)
+        acc = (n.attrs.flags & kTanh) ? 0.5 * acc * (1.0 + std::tanh(0.7978845608028654 * (acc + 0.044715 * acc * acc * acc)))
+                                      : 0.5 * acc * (1.0 + std::erf(acc * 0.7071067811865476));
       out[static_cast<std::size_t>(r * out_f + o)] = static_cast<float>(acc);
     }
   return out;

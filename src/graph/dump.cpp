@@ -34,7 +34,11 @@ std::string attr_string(const Node& n) {
     case OpKind::constant: put("n=" + std::to_string(n.data ? n.data->size() : 0)); break;
     case OpKind::gelu: if (a.flags & kTanh) put("tanh"); break;
     case OpKind::cast: put(std::string("to=") + std::string(elem_name(a.to))); break;
-    case OpKind::linear: if (a.flags & kHasBias) put("bias"); break;
+    case OpKind::linear:
+      if (a.flags & kHasBias) put("bias");
+      if (a.flags & kRelu) put("relu");
+      if (a.flags & kGelu) put((a.flags & kTanh) ? "gelu_tanh" : "gelu");
+      break;
     case OpKind::attention:
       put("scale=" + num(a.value));
       if (a.flags & kCausal) put("causal");

@@ -29,6 +29,8 @@ struct Attrs {
   bool operator==(const Attrs&) const = default;
 };
 inline constexpr std::uint8_t kKeepDim = 1, kCausal = 2, kTanh = 4, kHasWeight = 8, kHasBias = 16;
+// linear's epilogue activation (set by the epilogue pass): relu, or gelu (kTanh: its tanh form)
+inline constexpr std::uint8_t kRelu = 32, kGelu = 64;
 
 struct Node {
   OpKind op{};

@@ -63,7 +63,10 @@ FusionPlan plan_fusion(const Program& p) {
     const Node& n = g.node(i);
     if (!fusible(n.op)) continue;
     int joined = -1;
-    for (int j = 0; j < n.n_inputs && joined < 0; ++j) {
+    // A reduction joins only through its first operand (the values it reduces), so that a
+    // group's chain always feeds its reduction's input 0 (the code generator relies on it).
+    const int joinable = op_class(n.op) == OpClass::reduction ? 1 : n.n_inputs;
+    for (int j = 0; j < joinable && joined < 0; ++j) {
       const NodeId in = n.inputs[static_cast<std::size_t>(j)];
       const int gi = plan.group_of[in];
       if (gi >= 0 && !closed[static_cast<std::size_t>(gi)] && plan.groups[static_cast<std::size_t>(gi)].output() == in &&

@@ -17,6 +17,13 @@ Program eliminate_common_subexpressions(const Program& p);
 // hold their values, so executors read them instead of generating them.
 Program fold_constants(const Program& p, std::int64_t max_elements = 4096);
 
+// GEMM epilogue fusion: matmul(x, w2d) + bias[n], optionally followed by relu or the tanh form of
+// gelu (the activations a GEMM epilogue applies, cuBLASLt's RELU_BIAS and GELU_BIAS), becomes one
+// linear node (x @ permute(w)ᵀ, bias, activation flags); a linear with bias absorbs such an
+// activation too. Only values with no other reader are absorbed. The erf form of gelu is left
+// to its fusion group: no epilogue computes it. Dead nodes are removed.
+Program fuse_epilogues(const Program& p);
+
 // Appends n to g with its inputs renamed through map (old id -> new id).
 NodeId append_remapped(Graph& g, Node n, const std::vector<NodeId>& map);
 

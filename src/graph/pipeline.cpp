@@ -13,6 +13,12 @@ std::size_t count_op(const Graph& g, OpKind k) {
   return c;
 }
 
+std::size_t count_activated(const Graph& g) {
+  std::size_t c = 0;
+  for (const Node& n : g.nodes()) c += n.op == OpKind::linear && (n.attrs.flags & (kRelu | kGelu));
+  return c;
+}
+
 }  // namespace
 
 PipelineResult run_pipeline(const Program& p) {
@@ -29,6 +35,11 @@ PipelineResult run_pipeline(const Program& p) {
   const std::size_t constants = count_op(cur.graph, OpKind::constant);
   next = fold_constants(cur);
   record("fold", next, "folded " + std::to_string(count_op(next.graph, OpKind::constant) - constants) + " factories");
+  next = fuse_epilogues(cur);
+  record("epilogue", next,
+         "made " + std::to_string(count_op(next.graph, OpKind::linear) - count_op(cur.graph, OpKind::linear)) +
+             " matmul+bias into linear, " + std::to_string(count_activated(next.graph) - count_activated(cur.graph)) +
+             " activations absorbed");
   r.program = cur;
   r.fusion = plan_fusion(cur);
   std::size_t fused = 0;

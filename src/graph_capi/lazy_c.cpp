@@ -11,6 +11,11 @@
 #include "graph/error.hpp"
 #include "graph/executor.hpp"
 #include "graph/tensor.hpp"
+#ifdef ASSAY_LAZY_GPU
+#include <cuda_runtime.h>
+
+#include "graph_gpu/gpu_executor.hpp"
+#endif
 
 struct assay_lazy_graph {
   assay::graph::Graph graph;
@@ -36,6 +41,38 @@ R guarded(F&& f, R fail) {
     last_error = "an unknown error";
   }
   return fail;
+}
+
+// The process's executor: "cpu" (the reference), "gpu", or "auto" (the GPU where this library
+// has the GPU executor and a CUDA device is present, else the CPU).
+std::string executor_choice = "auto";
+
+#ifdef ASSAY_LAZY_GPU
+bool have_device() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+GpuExecutor& gpu_executor() {
+  static GpuExecutor ex;  // one per process: its kernel cache and captured graphs are shared
+  return ex;
+}
+#endif
+
+bool use_gpu() {
+#ifdef ASSAY_LAZY_GPU
+  if (executor_choice == "gpu") return true;
+  static const bool device = have_device();
+  return executor_choice == "auto" && device;
+#else
+  return false;
+#endif
+}
+
+HostValue execute(const LazyTensor& t) {
+#ifdef ASSAY_LAZY_GPU
+  if (use_gpu()) return gpu_executor().run(*t.graph, {t.id}).front();
+#endif
+  return materialize(t);
 }
 
 ElemType elem(int code) {
@@ -80,7 +117,7 @@ std::int64_t id_of(LazyTensor t) { return static_cast<std::int64_t>(t.id); }
 
 extern "C" {
 
-int assay_lazy_abi_version(void) { return 1; }
+int assay_lazy_abi_version(void) { return 2; }
 const char* assay_lazy_last_error(void) { return last_error.c_str(); }
 
 assay_lazy_graph* assay_lazy_graph_new(void) {
@@ -271,7 +308,7 @@ int assay_lazy_materialize(assay_lazy_graph* g, int64_t node, float* out, int64_
         if (numel != t.shape().numel())
           throw std::invalid_argument("room for " + std::to_string(numel) + " values; the node has " +
                                       std::to_string(t.shape().numel()));
-        const HostValue v = materialize(t);
+        const HostValue v = execute(t);
         std::memcpy(out, v.values.data(), v.values.size() * sizeof(float));
         // What the run evaluated: the node and everything it depends on.
         std::vector<char> needed(static_cast<std::size_t>(node) + 1, 0);
@@ -307,3 +344,42 @@ int64_t assay_lazy_dump(const assay_lazy_graph* g, int64_t node, char* buf, int6
 }
 
 }  // extern "C"
+
+int assay_lazy_set_executor(const char* name) {
+  return guarded(
+      [&] {
+        const std::string n = name ? name : "";
+        if (n != "cpu" && n != "gpu" && n != "auto")
+          throw std::invalid_argument("executor '" + n + "' (cpu, gpu or auto)");
+#ifdef ASSAY_LAZY_GPU
+        if (n == "gpu" && !have_device()) throw std::runtime_error("the gpu executor needs a CUDA device; none was found");
+#else
+        if (n == "gpu") throw std::runtime_error("this libassay_lazy was built without CUDA: only the cpu executor exists");
+#endif
+        executor_choice = n;
+        return 0;
+      },
+      -1);
+}
+
+const char* assay_lazy_executor(void) { return use_gpu() ? "gpu" : "cpu"; }
+
+int assay_lazy_gpu_stats(int64_t* out, int n) {
+  return guarded(
+      [&] {
+#ifdef ASSAY_LAZY_GPU
+        if (!use_gpu()) throw std::runtime_error("the gpu executor is not in use");
+        const GpuStats st = gpu_executor().stats();
+        const std::int64_t v[] = {st.runs, st.graph_replays, st.captures, st.generated_launches, st.fixed_launches,
+                                  st.assay_gemm, st.assay_attention, st.cublas, st.cublaslt, st.kernels_compiled};
+        const int count = static_cast<int>(sizeof v / sizeof v[0]);
+        for (int i = 0; i < n && i < count; ++i) out[i] = v[i];
+        return count;
+#else
+        (void)out;
+        (void)n;
+        throw std::runtime_error("this libassay_lazy was built without CUDA");
+#endif
+      },
+      -1);
+}

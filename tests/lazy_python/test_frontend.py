@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The Python front end of the lazy engine (python/assay_lazy, issue 31 items 4 and 5) on the
-CPU reference executor: interception (lazy type, nothing run), graph building (node counts,
+executor in use (the CPU reference executor in CI; ASSAY_LAZY_EXECUTOR=gpu on a GPU machine): interception (lazy type, nothing run), graph building (node counts,
 dependencies, no premature materialisation), errors at the recording line, correctness against
 PyTorch eager for every op of the list, the chain relu(x @ x).sum() on 1000 x 1000 and its
 known-value variants, the fallback policy, and the recording cost per op through Python.
@@ -33,6 +33,17 @@ def lazy(t):
 
 def runs():
     return assay_lazy.graph().executions()
+
+
+class Executors(unittest.TestCase):
+    def test_the_executor_is_named_and_a_bad_choice_is_an_error(self):
+        self.assertIn(assay_lazy.executor(), ("cpu", "gpu"))
+        with self.assertRaises(assay_lazy.LazyError):
+            assay_lazy.set_executor("tpu")
+        if not torch.cuda.is_available():  # no device here: asking for the GPU executor is an error
+            with self.assertRaises(assay_lazy.LazyError):
+                assay_lazy.set_executor("gpu")
+            self.assertIsNone(assay_lazy.gpu_stats())
 
 
 class Interception(unittest.TestCase):

@@ -48,6 +48,10 @@ TEST(FlashHeuristic, PicksByDeviceHeadDimAndGrid) {
   EXPECT_EQ(kernels::choose_flash_config(shape(32, 512, 128), 132, true).rows, 64);
   EXPECT_EQ(kernels::choose_flash_config(shape(32, 640, 128), 132, true).rows, 128);
   EXPECT_TRUE(kernels::choose_flash_config(shape(32, 640, 128), 132, true).wgmma);
+  // Hopper, s <= 128: the mma.sync kernel (one 128-key wgmma block would be mostly padding).
+  EXPECT_FALSE(kernels::choose_flash_config(shape(1024, 16, 128), 132, true).wgmma);
+  EXPECT_FALSE(kernels::choose_flash_config(shape(1024, 128, 64), 132, true).wgmma);
+  EXPECT_TRUE(kernels::choose_flash_config(shape(1024, 129, 64), 132, true).wgmma);
 }
 
 TEST(FlashHeuristic, ConfigurationNamesSayFamilyTileAndHeadDim) {

@@ -127,7 +127,7 @@ TEST(Block, SampledRowsAreTheFullOraclesRowsAndCausalRowsIgnoreLaterTokens) {
 }
 
 TEST(LazyBackend, EveryWorkloadMatchesItsOracle) {
-  const Backend* lazy = find_backend("assay-lazy");
+  const Backend* lazy = find_backend("assay-lazy-cpu");
   ASSERT_NE(lazy, nullptr);
   const std::vector<std::pair<std::string, Params>> shapes = {
       {"gemm", {{"m", 5}, {"n", 7}, {"k", 3}}},

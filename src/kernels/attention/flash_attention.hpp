@@ -10,6 +10,15 @@
 
 namespace assay::kernels {
 
+// Where a head's rows of one tensor are when they are not the dense [heads, s, d] layout: head
+// index y = b · heads_per_batch + h starts at b·batch + h·head elements and its rows are `row`
+// elements apart (each row's d elements contiguous). row = 0: dense. Only the mma.sync kernel
+// reads strided tensors (the wgmma kernel's TMA descriptors assume dense ones); strides and
+// offsets must keep every row 16-byte aligned.
+struct HeadStrides {
+  long long batch = 0, head = 0, row = 0;
+};
+
 struct FlashAttentionArgs {
   const void* q = nullptr;
   const void* k = nullptr;
@@ -21,6 +30,9 @@ struct FlashAttentionArgs {
   bool causal = false;
   float scale = 0.0f;  // usually 1/sqrt(d)
   DType dtype = DType::f16;
+  int heads_per_batch = 1;  // for strided tensors
+  HeadStrides q_strides, k_strides, v_strides, o_strides;
+  bool strided() const { return q_strides.row || k_strides.row || v_strides.row || o_strides.row; }
 };
 
 // One kernel configuration.

@@ -52,15 +52,16 @@ __device__ __forceinline__ int tile_offset(int row, int chunk) {
   return row * kD + (chunk ^ (row & 7)) * kChunk;
 }
 
-// rows x kD elements from global rows r0.. of a [s][kD] matrix into a swizzled tile; rows at
-// or past s are zero-filled without reading.
+// rows x kD elements from global rows r0.. of a [s][kD] matrix (rows `ld` elements apart) into
+// a swizzled tile; rows at or past s are zero-filled without reading.
 template <int kD, int kThreads>
-__device__ __forceinline__ void load_tile(uint32_t dst, const uint16_t* src, int rows, int r0, int s, int tid) {
+__device__ __forceinline__ void load_tile(uint32_t dst, const uint16_t* src, int rows, int r0, int s, long long ld,
+                                          int tid) {
   constexpr int kChunks = kD / kChunk;
   for (int c = tid; c < rows * kChunks; c += kThreads) {
     const int row = c / kChunks, chunk = c % kChunks;
     const bool in = r0 + row < s;
-    const uint16_t* p = in ? src + static_cast<size_t>(r0 + row) * kD + chunk * kChunk : src;
+    const uint16_t* p = in ? src + static_cast<size_t>(r0 + row) * ld + chunk * kChunk : src;
     cp_async_16(dst + 2 * tile_offset<kD>(row, chunk), p, in);
   }
 }
@@ -68,7 +69,8 @@ __device__ __forceinline__ void load_tile(uint32_t dst, const uint16_t* src, int
 template <typename T, int kD, int kWarps>
 __global__ void __launch_bounds__(kWarps * 32)
     flash_fwd_mma_kernel(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k,
-                         const uint16_t* __restrict__ v, T* __restrict__ o, int s, bool causal, float scale_log2) {
+                         const uint16_t* __restrict__ v, T* __restrict__ o, int s, bool causal, float scale_log2,
+                         int heads_per_batch, HeadStrides qs, HeadStrides ks, HeadStrides vs, HeadStrides os) {
   constexpr int kThreads = kWarps * 32;
   constexpr int kBM = 16 * kWarps;
   constexpr int kKSteps = kD / 16;   // k16 steps of Q·Kᵀ
@@ -83,21 +85,27 @@ __global__ void __launch_bounds__(kWarps * 32)
   const int g = lane / 4, t = lane % 4;
   const int q_blocks = gridDim.x;
   const int qb = causal ? q_blocks - 1 - static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x);
-  const size_t head = static_cast<size_t>(blockIdx.y) * s * kD;
-  q += head;
-  k += head;
-  v += head;
-  o += head;
+  // The head's first element and row pitch in each tensor (dense unless given strides).
+  const int y = static_cast<int>(blockIdx.y), yb = y / heads_per_batch, yh = y % heads_per_batch;
+  const auto start = [&](const HeadStrides& h) {
+    return h.row ? static_cast<size_t>(yb) * h.batch + static_cast<size_t>(yh) * h.head : static_cast<size_t>(y) * s * kD;
+  };
+  const long long q_ld = qs.row ? qs.row : kD, k_ld = ks.row ? ks.row : kD, v_ld = vs.row ? vs.row : kD,
+                  o_ld = os.row ? os.row : kD;
+  q += start(qs);
+  k += start(ks);
+  v += start(vs);
+  o += start(os);
   const int q0 = qb * kBM;
   const int kv_end = causal ? min(q0 + kBM, s) : s;  // keys any row of this block can see
   const int kv_blocks = (kv_end + kBN - 1) / kBN;
 
   auto load_kv = [&](int j) {
     const uint32_t st = skv + (j & 1) * 4 * kTile;
-    load_tile<kD, kThreads>(st, k, kBN, j * kBN, s, tid);
-    load_tile<kD, kThreads>(st + 2 * kTile, v, kBN, j * kBN, s, tid);
+    load_tile<kD, kThreads>(st, k, kBN, j * kBN, s, k_ld, tid);
+    load_tile<kD, kThreads>(st + 2 * kTile, v, kBN, j * kBN, s, v_ld, tid);
   };
-  load_tile<kD, kThreads>(sq, q, kBM, q0, s, tid);
+  load_tile<kD, kThreads>(sq, q, kBM, q0, s, q_ld, tid);
   load_kv(0);
   cp_async_commit();
 
@@ -203,7 +211,7 @@ __global__ void __launch_bounds__(kWarps * 32)
     const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
     const int row = row0 + r * 8;
     if (row >= s) continue;
-    T* out = o + static_cast<size_t>(row) * kD;
+    T* out = o + static_cast<size_t>(row) * o_ld;
 #pragma unroll
     for (int dt = 0; dt < kOTiles; ++dt)
       *reinterpret_cast<uint32_t*>(out + dt * 8 + 2 * t) = pack2<T>(oacc[dt][2 * r] * inv, oacc[dt][2 * r + 1] * inv);
@@ -222,7 +230,8 @@ cudaError_t launch(const FlashAttentionArgs& a, cudaStream_t stream) {
   const float scale_log2 = a.scale * 1.4426950408889634f;
   flash_fwd_mma_kernel<T, kD, kWarps><<<grid, kWarps * 32, kSmem, stream>>>(
       static_cast<const uint16_t*>(a.q), static_cast<const uint16_t*>(a.k), static_cast<const uint16_t*>(a.v),
-      static_cast<T*>(a.o), a.s, a.causal, scale_log2);
+      static_cast<T*>(a.o), a.s, a.causal, scale_log2, a.heads_per_batch > 0 ? a.heads_per_batch : 1, a.q_strides,
+      a.k_strides, a.v_strides, a.o_strides);
   return cudaGetLastError();
 }
 

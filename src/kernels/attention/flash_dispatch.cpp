@@ -26,6 +26,11 @@ std::string flash_attention_unsupported(DType dtype, long long heads, long long 
 
 FlashConfig choose_flash_config(const FlashAttentionArgs& a, int sm_count, bool hopper) {
   if (!hopper) return FlashConfig{false, 64};
+  // s <= 128 (a single 128-key block for the wgmma kernel): nothing for its TMA ring and warp
+  // specialisation to overlap, and most of a 128-key block is padding below that. The mma.sync
+  // kernel (64-key blocks) was faster at every such point measured (b·h = 1024, s = 16..128,
+  // d = 64 and 128, causal: 0.51-0.96x the time; docs/kernels/attention.md, short sequences).
+  if (a.s <= 128) return FlashConfig{false, 64};
   // d = 64: one consumer warp group per block won at every measured shape, 64 to 2304 blocks
   // (a block's K/V reuse matters less than its latency there). d = 128: two, once they still
   // give every SM a block (docs/kernels/attention.md, v6).
@@ -37,7 +42,13 @@ cudaError_t launch_flash_attention(const FlashAttentionArgs& a, const FlashConfi
   if (!flash_attention_unsupported(a.dtype, a.heads, a.s, a.d).empty() || (c.rows != 64 && c.rows != 128) ||
       !aligned16(a.q) || !aligned16(a.k) || !aligned16(a.v) || !aligned16(a.o))
     return cudaErrorInvalidValue;
-  if (!c.wgmma) return detail::launch_flash_mma(a, c.rows, stream);
+  if (!c.wgmma) {
+    // Strided tensors: every row start 16-byte aligned (cp.async and the output's 4-byte stores).
+    for (const HeadStrides* h : {&a.q_strides, &a.k_strides, &a.v_strides, &a.o_strides})
+      if (h->row && ((h->row | h->head | h->batch) % 8 != 0)) return cudaErrorInvalidValue;
+    return detail::launch_flash_mma(a, c.rows, stream);
+  }
+  if (a.strided()) return cudaErrorInvalidValue;  // the wgmma kernel reads dense tensors only
   int device = 0;
   const cudaError_t err = cudaGetDevice(&device);
   if (err != cudaSuccess) return err;

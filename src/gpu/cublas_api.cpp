@@ -1,4 +1,4 @@
-#include "backends/cublas_api.hpp"
+#include "gpu/cublas_api.hpp"
 
 #include <dlfcn.h>
 
@@ -23,6 +23,7 @@ const Api& api() {
     resolve_symbol(lib, r.set_stream, "cublasSetStream_v2", so, r.error);
     resolve_symbol(lib, r.set_math_mode, "cublasSetMathMode", so, r.error);
     resolve_symbol(lib, r.get_property, "cublasGetProperty", so, r.error);
+    resolve_symbol(lib, r.set_workspace, "cublasSetWorkspace_v2", so, r.error);
     resolve_symbol(lib, r.gemm_ex, "cublasGemmEx", so, r.error);
     resolve_symbol(lib, r.gemm_strided_batched_ex, "cublasGemmStridedBatchedEx", so, r.error);
     return r;

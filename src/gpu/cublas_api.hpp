@@ -17,6 +17,7 @@ struct Api {
   decltype(&cublasSetStream_v2) set_stream = nullptr;
   decltype(&cublasSetMathMode) set_math_mode = nullptr;
   decltype(&cublasGetProperty) get_property = nullptr;
+  decltype(&cublasSetWorkspace_v2) set_workspace = nullptr;  // needed before stream capture
   // Spelled out: C++ sees overloads of these taking a cudaDataType compute type.
   cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
                             const void*, cudaDataType, int, const void*, cudaDataType, int, const void*, void*,
