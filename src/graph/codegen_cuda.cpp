@@ -187,6 +187,9 @@ GeneratedKernel generate_kernel(const Graph& g, const FusionGroup& grp, const st
   for (std::size_t i = 0; i < grp.inputs.size(); ++i)
     src += std::string("const ") + ctype(g.node(grp.inputs[i]).dtype) + "* __restrict__ p" + std::to_string(i) + ", ";
   src += std::string(ctype(last.dtype)) + "* __restrict__ out) {\n";
+  // Launched as a programmatic dependent of the kernel before it (sm_90): its blocks may start
+  // while that kernel drains, and wait here until its memory is visible.
+  src += "#if __CUDA_ARCH__ >= 900\n  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n#endif\n";
   // An elementwise kernel moves 16 bytes per load and store when its contiguous operands and
   // output allow (each thread then evaluates `vec` consecutive elements from registers).
   std::vector<char> identity(grp.inputs.size(), 0);

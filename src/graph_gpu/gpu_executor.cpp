@@ -2,6 +2,7 @@
 // running the steps directly or from a captured CUDA graph.
 #include "graph_gpu/gpu_executor.hpp"
 
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <unordered_map>
@@ -241,6 +242,7 @@ class GpuPlan {
 
 struct GpuExecutor::Impl {
   bool use_graphs = true;
+  bool dependent_launches = false;
   int sm_count = 0, cc = 0;
   cudaStream_t stream = nullptr;
   cublasHandle_t blas = nullptr;
@@ -257,6 +259,10 @@ struct GpuExecutor::Impl {
     ASSAY_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
     ASSAY_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
     cc = major * 10 + minor;
+    // Programmatic dependent launches of the generated kernels (sm_90+); ASSAY_LAZY_PDL=0 turns
+    // them off (the measurement of what they gain).
+    const char* pdl = std::getenv("ASSAY_LAZY_PDL");
+    dependent_launches = cc >= 90 && !(pdl && std::string(pdl) == "0");
     ASSAY_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     const auto& b = cublas::api();
     if (!b.error.empty()) throw InternalError("gpu executor: " + b.error);
@@ -650,7 +656,7 @@ struct GpuExecutor::Impl {
           ptrs.push_back(addr(p, base, s.dst));
           std::vector<void*> params;
           for (void*& x : ptrs) params.push_back(&x);
-          gpu::launch_generated(s.fn, s.kernel, params.data(), sm_count, st);
+          gpu::launch_generated(s.fn, s.kernel, params.data(), sm_count, dependent_launches, st);
           ++stats.generated_launches;
           break;
         }

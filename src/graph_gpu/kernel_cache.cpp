@@ -67,6 +67,7 @@ struct Driver {
   decltype(&cuModuleGetFunction) function = driver<decltype(&cuModuleGetFunction)>("cuModuleGetFunction");
   decltype(&cuModuleUnload) unload = driver<decltype(&cuModuleUnload)>("cuModuleUnload");
   decltype(&cuLaunchKernel) launch = driver<decltype(&cuLaunchKernel)>("cuLaunchKernel");
+  decltype(&cuLaunchKernelEx) launch_ex = driver<decltype(&cuLaunchKernelEx)>("cuLaunchKernelEx");
 };
 
 const Driver& drv() {
@@ -136,13 +137,24 @@ CUfunction KernelCache::get(const GeneratedKernel& k) {
   return fn;
 }
 
-void launch_generated(CUfunction f, const GeneratedKernel& k, void** params, int sm_count, cudaStream_t s) {
+void launch_generated(CUfunction f, const GeneratedKernel& k, void** params, int sm_count, bool dependent,
+                      cudaStream_t s) {
   if (k.work == 0) return;
   std::int64_t grid = k.reduction ? k.work : (k.work + k.block - 1) / k.block;
   const std::int64_t cap = k.reduction ? (1 << 30) : static_cast<std::int64_t>(sm_count) * 32;
   if (grid > cap) grid = cap;
-  check_cu(drv().launch(f, static_cast<unsigned>(grid), 1, 1, static_cast<unsigned>(k.block), 1, 1, 0, s, params, nullptr),
-           "cuLaunchKernel (generated kernel)");
+  CUlaunchAttribute attr{};
+  attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attr.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig cfg{};
+  cfg.gridDimX = static_cast<unsigned>(grid);
+  cfg.gridDimY = cfg.gridDimZ = 1;
+  cfg.blockDimX = static_cast<unsigned>(k.block);
+  cfg.blockDimY = cfg.blockDimZ = 1;
+  cfg.hStream = s;
+  cfg.attrs = dependent ? &attr : nullptr;
+  cfg.numAttrs = dependent ? 1 : 0;
+  check_cu(drv().launch_ex(&cfg, f, params, nullptr), "cuLaunchKernelEx (generated kernel)");
 }
 
 }  // namespace assay::graph::gpu

@@ -37,6 +37,9 @@ class KernelCache {
 };
 
 // Launches a generated kernel: parameters are the input pointers then the output pointer.
-void launch_generated(CUfunction f, const GeneratedKernel& k, void** params, int sm_count, cudaStream_t s);
+// `dependent` (sm_90): a programmatic dependent launch, which may begin while the previous
+// kernel in the stream drains (the kernel waits with griddepcontrol.wait before reading).
+void launch_generated(CUfunction f, const GeneratedKernel& k, void** params, int sm_count, bool dependent,
+                      cudaStream_t s);
 
 }  // namespace assay::graph::gpu
