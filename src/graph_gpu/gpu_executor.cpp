@@ -2,6 +2,7 @@
 // running the steps directly or from a captured CUDA graph.
 #include "graph_gpu/gpu_executor.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -249,7 +250,15 @@ struct GpuExecutor::Impl {
   cublasLtHandle_t lt = nullptr;
   void* workspace = nullptr;
   gpu::KernelCache kernels;
+  // Prepared programs by structure key, the most recently used last; at most kMaxPlans are kept
+  // (each holds device buffers), the least recently used is freed first.
+  static constexpr std::size_t kMaxPlans = 32;
   std::unordered_map<std::uint64_t, std::unique_ptr<GpuPlan>> plans;
+  std::vector<std::uint64_t> recent;
+  void touch(std::uint64_t key) {
+    recent.erase(std::remove(recent.begin(), recent.end(), key), recent.end());
+    recent.push_back(key);
+  }
   GpuStats stats;
 
   Impl() {
@@ -608,10 +617,9 @@ struct GpuExecutor::Impl {
     }
   }
 
-  void cublas_gemm(const Step& s, const std::vector<char*>& base, const GpuPlan& p, const Operand& a, const Operand& b,
-                   int dst, ElemType in, ElemType out, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
+  void cublas_gemm(const std::vector<char*>& base, const GpuPlan& p, const Operand& a, const Operand& b, int dst,
+                   ElemType in, ElemType out, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
                    std::int64_t out_stride, cudaStream_t st) {
-    (void)s;
     const auto& api = cublas::api();
     cublas::check(api.set_stream(blas, st), "cublasSetStream");
     const float one = 1.0f, zero = 0.0f;
@@ -673,7 +681,7 @@ struct GpuExecutor::Impl {
             ASSAY_CUDA(kernels::launch_gemm(s.gemm_plan, call, st));
             ++stats.assay_gemm;
           } else {
-            cublas_gemm(s, base, p, s.a, s.b, s.dst, s.dtype, s.out_dtype, s.m, s.n, s.k, s.batch, s.m * s.n, st);
+            cublas_gemm(base, p, s.a, s.b, s.dst, s.dtype, s.out_dtype, s.m, s.n, s.k, s.batch, s.m * s.n, st);
           }
           break;
         case StepKind::lt: {
@@ -701,12 +709,12 @@ struct GpuExecutor::Impl {
         case StepKind::composite: {
           // scores[L,S] = Q[L,E] · Kᵀ (K [S,E] read transposed), fp32 out
           Operand q{s.q, false, s.E, s.L * s.E}, kt{s.kk, true, s.E, s.S * s.E};
-          cublas_gemm(s, base, p, q, kt, s.scores, s.dtype, ElemType::f32, s.L, s.S, s.E, s.batches, s.L * s.S, st);
+          cublas_gemm(base, p, q, kt, s.scores, s.dtype, ElemType::f32, s.L, s.S, s.E, s.batches, s.L * s.S, st);
           ASSAY_CUDA(gpu::launch_attention_softmax(reinterpret_cast<const float*>(addr(p, base, s.scores)), addr(p, base, s.probs),
                                                    elem(s.dtype), s.batches * s.L, s.L, s.S, s.scale, s.causal, st));
           ++stats.fixed_launches;
           Operand pr{s.probs, false, s.S, s.L * s.S}, vv{s.v, false, s.Ev, s.S * s.Ev};
-          cublas_gemm(s, base, p, pr, vv, s.dst, s.dtype, s.dtype, s.L, s.Ev, s.S, s.batches, s.L * s.Ev, st);
+          cublas_gemm(base, p, pr, vv, s.dst, s.dtype, s.dtype, s.L, s.Ev, s.S, s.batches, s.L * s.Ev, st);
           break;
         }
       }
@@ -723,14 +731,21 @@ GpuPlan& GpuExecutor::prepare(const Program& p, const std::vector<const std::vec
   auto it = impl_->plans.find(key);
   if (it != impl_->plans.end()) {
     ++impl_->stats.plan_hits;
+    impl_->touch(key);
     impl_->upload_constants(*it->second, pr.program);
     return *it->second;
+  }
+  if (impl_->plans.size() >= Impl::kMaxPlans) {  // a plan handed out earlier may be freed here
+    ASSAY_CUDA(cudaDeviceSynchronize());
+    impl_->plans.erase(impl_->recent.front());
+    impl_->recent.erase(impl_->recent.begin());
   }
   auto plan = std::make_unique<GpuPlan>();
   plan->pr = std::move(pr);
   impl_->lower(*plan, external);
   impl_->upload_constants(*plan, plan->pr.program);
   ++impl_->stats.plans;
+  impl_->touch(key);
   return *impl_->plans.emplace(key, std::move(plan)).first->second;
 }
 

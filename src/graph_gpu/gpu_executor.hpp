@@ -40,7 +40,8 @@ class GpuExecutor final : public Executor {
   // Prepares (or finds) the program, runs it once and downloads the outputs.
   std::vector<HostValue> run(const Graph& g, const std::vector<NodeId>& outputs) override;
 
-  // The program after the passes, its steps, buffers and kernels. `external` lists constants,
+  // The program after the passes, its steps, buffers and kernels. The executor keeps the 32 most
+  // recently used plans: a reference stays valid until 32 other structures have been prepared. `external` lists constants,
   // by their data, whose values the caller holds on the device and passes to each enqueue (a
   // benchmark's rotated inputs); the others are uploaded here, and again when a later program of
   // the same structure brings other values.

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <regex>
 #include <stdexcept>
@@ -109,8 +110,11 @@ CaseRecord profile_case(const verify::ResolvedCase& rc, const ProfileOptions& p,
     for (char& c : name)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '=') c = '_';
     std::error_code ec;
-    std::filesystem::copy_file(log, std::filesystem::path(p.log_dir) / (name + ".csv"),
-                               std::filesystem::copy_options::overwrite_existing, ec);
+    const auto kept = std::filesystem::path(p.log_dir) / (name + ".csv");
+    std::filesystem::copy_file(log, kept, std::filesystem::copy_options::overwrite_existing, ec);
+    if (ec)  // the profile is still read; only the copy asked for by --ncu-log-dir is missing
+      std::cerr << "assay profile: " << rc.id << ": ncu's log was not kept as " << kept.string() << ": " << ec.message()
+                << "\n";
   }
   std::filesystem::remove(log);
   attach_profile(rec, text, p, device);

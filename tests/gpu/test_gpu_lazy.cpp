@@ -179,6 +179,26 @@ TEST(GpuLazy, ReplayFromCapturedGraph) {
   EXPECT_FLOAT_EQ(r2[0].values[1], std::exp(7.0f));
 }
 
+// More structures than the executor keeps: the least recently used plans are freed, and a
+// program whose plan was freed is prepared again and still right.
+TEST(GpuLazy, PlansBeyondTheCacheAreEvictedAndRebuilt) {
+  ASSAY_REQUIRE_GPU();
+  GpuExecutor ex;
+  const Options o{ElemType::f32, "remote_accelerator:0"};
+  const auto program = [&](std::int64_t n, Graph& g) { return sum(exp(randn(g, {n, 8}, 5, o)), {1}).id; };
+  Graph first;
+  const NodeId f = program(1, first);
+  const auto want = ex.run(first, {f});
+  for (std::int64_t n = 2; n <= 40; ++n) {
+    Graph g;
+    const NodeId id = program(n, g);
+    expect_close(ex.run(g, {id})[0], CpuExecutor().run(g, {id})[0], 1e-5, 1e-5, "plan " + std::to_string(n));
+  }
+  const std::int64_t before = ex.stats().plans;
+  EXPECT_EQ(ex.run(first, {f})[0].values, want[0].values);
+  EXPECT_EQ(ex.stats().plans, before + 1);  // it had been evicted
+}
+
 // The playbook's chain on 1000 x 1000, with known values and against float64.
 TEST(GpuLazy, PlaybookChainKnownValues) {
   ASSAY_REQUIRE_GPU();
