@@ -86,7 +86,7 @@ std::string rounder(ElemType t) { return std::string("r_") + std::string(elem_na
 
 std::string lit(double x) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9gf", x);
+  std::snprintf(buf, sizeof buf, "%.9ef", x);  // always a valid float literal ("1.000000000e+00f")
   return buf;
 }
 

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <unordered_map>
 
+#include <algorithm>
+
 #include "graph/passes.hpp"
 
 namespace assay::graph {
@@ -49,7 +51,7 @@ bool same_computation(const Node& a, const Node& b) {
 
 }  // namespace
 
-Program eliminate_common_subexpressions(const Program& p) {
+Program eliminate_common_subexpressions(const Program& p, const std::vector<const void*>& distinct) {
   Program out{p.graph.empty_like(), {}};
   std::vector<NodeId> map(p.graph.size(), kNoNode);
   std::unordered_map<std::uint64_t, std::vector<NodeId>> seen;
@@ -58,8 +60,9 @@ Program eliminate_common_subexpressions(const Program& p) {
     for (int j = 0; j < n.n_inputs; ++j) n.inputs[static_cast<std::size_t>(j)] = map[n.inputs[static_cast<std::size_t>(j)]];
     auto& bucket = seen[node_hash(n)];
     NodeId found = kNoNode;
+    const bool keep = n.data && std::find(distinct.begin(), distinct.end(), n.data.get()) != distinct.end();
     for (NodeId c : bucket)
-      if (same_computation(out.graph.node(c), n)) found = c;
+      if (!keep && same_computation(out.graph.node(c), n)) found = c;
     if (found == kNoNode) {
       found = out.graph.add(n);
       bucket.push_back(found);

@@ -29,7 +29,9 @@ MemoryPlan plan_memory(const Program& p, const FusionPlan* fusion) {
     const Node& node = g.node(i);
     Slot& s = plan.slots[i];
     s.first = s.last = i;
-    if (op_class(node.op) == OpClass::view) {
+    // reshape, permute and slice alias their input; expand is written out by its fusion group
+    // (a broadcast has more elements than its input), so it owns a buffer like any computed value.
+    if (op_class(node.op) == OpClass::view && node.op != OpKind::expand) {
       s.base = plan.slots[node.inputs[0]].base;
     } else {
       s.base = i;

@@ -11,8 +11,10 @@ namespace assay::graph {
 // Keeps only the nodes the outputs need.
 Program eliminate_dead_code(const Program& p);
 // Merges nodes that compute the same thing: same op, attributes, inputs (after merging), shape,
-// dtype and device; constants by value. Sites are ignored. randn with different seeds differ.
-Program eliminate_common_subexpressions(const Program& p);
+// dtype and device; constants by value, except those in `distinct` (by their data: inputs a
+// caller binds to buffers of its own, whose values may differ later). Sites are ignored. randn
+// with different seeds differ.
+Program eliminate_common_subexpressions(const Program& p, const std::vector<const void*>& distinct = {});
 // Replaces factories (randn, zeros, ones, full) of at most max_elements by constant nodes that
 // hold their values, so executors read them instead of generating them.
 Program fold_constants(const Program& p, std::int64_t max_elements = 4096);

@@ -21,7 +21,7 @@ std::size_t count_activated(const Graph& g) {
 
 }  // namespace
 
-PipelineResult run_pipeline(const Program& p) {
+PipelineResult run_pipeline(const Program& p, const std::vector<const void*>& distinct) {
   PipelineResult r;
   Program cur = p;
   const auto record = [&](std::string name, const Program& next, std::string change) {
@@ -30,7 +30,7 @@ PipelineResult run_pipeline(const Program& p) {
   };
   Program next = eliminate_dead_code(cur);
   record("dce", next, "removed " + std::to_string(cur.graph.size() - next.graph.size()) + " nodes");
-  next = eliminate_common_subexpressions(cur);
+  next = eliminate_common_subexpressions(cur, distinct);
   record("cse", next, "merged " + std::to_string(cur.graph.size() - next.graph.size()) + " nodes");
   const std::size_t constants = count_op(cur.graph, OpKind::constant);
   next = fold_constants(cur);

@@ -21,6 +21,7 @@ struct PipelineResult {
   MemoryPlan memory;
 };
 
-PipelineResult run_pipeline(const Program& p);
+// `distinct`: constants (by their data) that CSE must not merge (see eliminate_common_subexpressions).
+PipelineResult run_pipeline(const Program& p, const std::vector<const void*>& distinct = {});
 
 }  // namespace assay::graph

@@ -14,7 +14,9 @@
 #ifdef ASSAY_LAZY_GPU
 #include <cuda_runtime.h>
 
+#include "gpu/cublas_api.hpp"
 #include "graph_gpu/gpu_executor.hpp"
+#include "graph_gpu/kernel_cache.hpp"
 #endif
 
 struct assay_lazy_graph {
@@ -52,6 +54,14 @@ bool have_device() {
   int n = 0;
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
+// Why the GPU executor cannot run here (no device, or a library it opens at run time is
+// missing), or empty.
+std::string gpu_unavailable() {
+  if (!have_device()) return "no CUDA device was found";
+  if (!assay::cublas::api().error.empty()) return assay::cublas::api().error;
+  if (!assay::cublas::lt_api().error.empty()) return assay::cublas::lt_api().error;
+  return gpu::nvrtc_unavailable();
+}
 GpuExecutor& gpu_executor() {
   static GpuExecutor ex;  // one per process: its kernel cache and captured graphs are shared
   return ex;
@@ -61,8 +71,8 @@ GpuExecutor& gpu_executor() {
 bool use_gpu() {
 #ifdef ASSAY_LAZY_GPU
   if (executor_choice == "gpu") return true;
-  static const bool device = have_device();
-  return executor_choice == "auto" && device;
+  static const bool runnable = gpu_unavailable().empty();
+  return executor_choice == "auto" && runnable;
 #else
   return false;
 #endif
@@ -352,7 +362,9 @@ int assay_lazy_set_executor(const char* name) {
         if (n != "cpu" && n != "gpu" && n != "auto")
           throw std::invalid_argument("executor '" + n + "' (cpu, gpu or auto)");
 #ifdef ASSAY_LAZY_GPU
-        if (n == "gpu" && !have_device()) throw std::runtime_error("the gpu executor needs a CUDA device; none was found");
+        if (n == "gpu")
+          if (const std::string why = gpu_unavailable(); !why.empty())
+            throw std::runtime_error("the gpu executor cannot run here: " + why);
 #else
         if (n == "gpu") throw std::runtime_error("this libassay_lazy was built without CUDA: only the cpu executor exists");
 #endif

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -226,7 +227,7 @@ class GpuPlan {
   cudaStream_t capture_stream = nullptr;
   bool capture_failed = false;
 
-  int add_virtual(const Shape& shape, ElemType t) {
+  int add_virtual(Shape shape, ElemType t) {  // by value: callers pass shapes that live in L
     const int id = static_cast<int>(L.size());
     L.push_back(contiguous_layout(static_cast<NodeId>(id), shape));
     T.push_back(t);
@@ -559,7 +560,10 @@ struct GpuExecutor::Impl {
           } else {  // linear: x [..., in] as rows x in, w [out, in] read transposed
             const Node& w = g.node(n.inputs[1]);
             const std::int64_t in_f = w.shape[1], out_f = w.shape[0];
-            const int x = contiguous(p, static_cast<int>(n.inputs[0]));
+            if (in_f == 0 && (n.attrs.flags & (kHasBias | kRelu | kGelu)))
+              throw InternalError("gpu executor: a linear with 0 input features and a bias has no GPU step");
+            // cuBLASLt's algorithms assume 16-byte aligned operands: offset views are copied.
+            const int x = contiguous(p, static_cast<int>(n.inputs[0]), true);
             Layout xl = p.L[static_cast<std::size_t>(x)];
             xl.shape = Shape{in_f ? xl.shape.numel() / in_f : 0, in_f};
             xl.strides = contiguous_layout(xl.base, xl.shape).strides;
@@ -567,7 +571,18 @@ struct GpuExecutor::Impl {
             p.L.push_back(xl);
             p.T.push_back(n.dtype);
             p.own.push_back(nullptr);
-            Layout wt = p.L[n.inputs[1]];  // [in, out]: w's dims swapped
+            int w_id = static_cast<int>(n.inputs[1]);
+            if ((p.L[static_cast<std::size_t>(w_id)].offset * static_cast<std::int64_t>(esize(n.dtype))) % 16 != 0) {
+              const int dense = p.add_virtual(w.shape, n.dtype);  // an offset view: a dense copy first
+              Step c;
+              c.kind = StepKind::copy;
+              c.src = w_id;
+              c.dst = dense;
+              c.what = "copy (an unaligned weight)";
+              p.steps.push_back(c);
+              w_id = dense;
+            }
+            Layout wt = p.L[static_cast<std::size_t>(w_id)];  // [in, out]: w's dims swapped
             std::swap(wt.shape[0], wt.shape[1]);
             std::swap(wt.strides[0], wt.strides[1]);
             const int wv = static_cast<int>(p.L.size());
@@ -576,7 +591,7 @@ struct GpuExecutor::Impl {
             p.own.push_back(nullptr);
             const Shape none;
             const Operand a = operand(p, xv, none), b = operand(p, wv, none);
-            const int bias = (n.attrs.flags & kHasBias) ? contiguous(p, static_cast<int>(n.inputs[2])) : -1;
+            const int bias = (n.attrs.flags & kHasBias) ? contiguous(p, static_cast<int>(n.inputs[2]), true) : -1;
             const std::uint8_t act = n.attrs.flags & kRelu ? kRelu : (n.attrs.flags & kGelu) ? kGelu : 0;
             if (act == kGelu && !(n.attrs.flags & kTanh)) throw InternalError("gpu executor: linear with the erf gelu epilogue");
             lower_matmul(p, i, n, a, b, xl.shape[0], out_f, in_f, 1, bias, act);
@@ -606,20 +621,31 @@ struct GpuExecutor::Impl {
     }
   }
 
+  // Constants whose values the plan does not hold yet. The device is idle before (a run in
+  // flight may read the old values) and after (the caller's streams do not wait for this copy).
   void upload_constants(GpuPlan& p, const Program& prog) {
     const Graph& g = prog.graph;
+    bool synced = false;
     for (NodeId i = 0; i < g.size(); ++i) {
       const Node& n = g.node(i);
       if (n.op != OpKind::constant || !p.own[i] || p.uploaded[i] == n.data) continue;
+      if (!synced) ASSAY_CUDA(cudaDeviceSynchronize());
+      synced = true;
       const auto bytes = to_bytes(n.dtype, *n.data);
       ASSAY_CUDA(cudaMemcpy(p.own[i], bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
       p.uploaded[i] = n.data;
     }
+    if (synced) ASSAY_CUDA(cudaDeviceSynchronize());
   }
 
   void cublas_gemm(const std::vector<char*>& base, const GpuPlan& p, const Operand& a, const Operand& b, int dst,
                    ElemType in, ElemType out, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
                    std::int64_t out_stride, cudaStream_t st) {
+    if (m == 0 || n == 0 || batch == 0) return;  // nothing to write (cuBLAS refuses ldc = 0)
+    if (k == 0) {  // an empty sum: zeros
+      ASSAY_CUDA(gpu::launch_fill(addr(p, base, dst), elem(out), m * n * batch, 0.0, st));
+      return;
+    }
     const auto& api = cublas::api();
     cublas::check(api.set_stream(blas, st), "cublasSetStream");
     const float one = 1.0f, zero = 0.0f;
@@ -669,7 +695,7 @@ struct GpuExecutor::Impl {
           break;
         }
         case StepKind::gemm:
-          if (s.use_assay) {
+          if (s.use_assay && s.m > 0 && s.n > 0) {
             kernels::GemmCall call;
             call.dtype = s.dtype == ElemType::f16 ? kernels::GemmDtype::f16 : kernels::GemmDtype::bf16;
             call.m = static_cast<int>(s.m);
@@ -685,6 +711,7 @@ struct GpuExecutor::Impl {
           }
           break;
         case StepKind::lt: {
+          if (s.m == 0 || s.n == 0) break;
           const auto& a = cublas::lt_api();
           const void* bias = addr(p, base, s.bias);
           cublas::check(a.desc_set(s.lt->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias), "bias pointer");
@@ -707,6 +734,11 @@ struct GpuExecutor::Impl {
           break;
         }
         case StepKind::composite: {
+          if (s.S == 0) {  // no keys: 0/0, as the reference computes it
+            ASSAY_CUDA(gpu::launch_fill(addr(p, base, s.dst), elem(s.dtype), s.batches * s.L * s.Ev,
+                                        std::numeric_limits<double>::quiet_NaN(), st));
+            break;
+          }
           // scores[L,S] = Q[L,E] · Kᵀ (K [S,E] read transposed), fp32 out
           Operand q{s.q, false, s.E, s.L * s.E}, kt{s.kk, true, s.E, s.S * s.E};
           cublas_gemm(base, p, q, kt, s.scores, s.dtype, ElemType::f32, s.L, s.S, s.E, s.batches, s.L * s.S, st);
@@ -726,7 +758,8 @@ GpuExecutor::GpuExecutor(bool use_cuda_graphs) : impl_(std::make_unique<Impl>())
 GpuExecutor::~GpuExecutor() = default;
 
 GpuPlan& GpuExecutor::prepare(const Program& p, const std::vector<const std::vector<float>*>& external) {
-  PipelineResult pr = run_pipeline(p);
+  const std::vector<const void*> distinct(external.begin(), external.end());
+  PipelineResult pr = run_pipeline(p, distinct);
   const std::uint64_t key = fnv1a64(structure_key(pr.program, external));
   auto it = impl_->plans.find(key);
   if (it != impl_->plans.end()) {
@@ -787,7 +820,12 @@ void GpuExecutor::enqueue(GpuPlan& plan, cudaStream_t stream, const std::vector<
     cudaGraphExec_t exec = nullptr;
     const cudaError_t e = cudaGraphInstantiate(&exec, graph, 0);
     cudaGraphDestroy(graph);
-    ASSAY_CUDA(e);
+    if (e != cudaSuccess) {  // e.g. a driver that cannot instantiate what was captured: run directly
+      cudaGetLastError();
+      plan.capture_failed = true;
+      impl_->execute(plan, base, stream);
+      return;
+    }
     it = plan.graphs.emplace(key, exec).first;
     ++impl_->stats.captures;
   } else {

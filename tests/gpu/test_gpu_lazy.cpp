@@ -179,6 +179,27 @@ TEST(GpuLazy, ReplayFromCapturedGraph) {
   EXPECT_FLOAT_EQ(r2[0].values[1], std::exp(7.0f));
 }
 
+// Edge shapes and layouts: an expand that ends its group (read by a GEMM, an output), empty
+// GEMMs, an empty sum over k, a whole-number epsilon, a linear on an offset (unaligned) view.
+TEST(GpuLazy, EdgeShapesAndLayouts) {
+  ASSAY_REQUIRE_GPU();
+  GpuExecutor ex;
+  for (ElemType t : kTypes) {
+    Graph g;
+    const Options o{t, "remote_accelerator:0"};
+    auto x = randn(g, {1, 64}, 1, o), w = randn(g, {64, 8}, 2, o);
+    auto e1 = expand(x, {256, 64});
+    auto e2 = expand(exp(x), {256, 64});
+    auto empty_n = matmul(randn(g, {4, 8}, 3, o), randn(g, {8, 0}, 4, o));
+    auto empty_k = matmul(randn(g, {4, 0}, 5, o), randn(g, {0, 6}, 6, o));
+    auto ln = layer_norm(randn(g, {8, 32}, 7, o), {32}, std::nullopt, std::nullopt, 1.0);
+    auto big = randn(g, {5, 101}, 8, o);
+    auto lin = linear(slice(big, 0, 1, 5), randn(g, {12, 101}, 9, o), randn(g, {12}, 10, o));  // offset 101 elements
+    check_program(ex, g, {matmul(e1, w).id, matmul(e2, w).id, e1.id, empty_n.id, empty_k.id, ln.id, lin.id}, t,
+                  std::string("edges ") + std::string(elem_name(t)));
+  }
+}
+
 // More structures than the executor keeps: the least recently used plans are freed, and a
 // program whose plan was freed is prepared again and still right.
 TEST(GpuLazy, PlansBeyondTheCacheAreEvictedAndRebuilt) {

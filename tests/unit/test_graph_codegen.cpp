@@ -58,6 +58,28 @@ TEST(GraphLayout, ViewsComposeAsStrides) {
   EXPECT_EQ(st[2], 0);
 }
 
+TEST(GraphLayout, AnExpandOwnsItsBufferAndInputsBoundByACallerStayDistinct) {
+  Graph g;
+  auto x = randn(g, {1, 64}, 1);
+  auto e = expand(x, {256, 64});  // written out by its group: more elements than its input
+  auto y = matmul(e, randn(g, {64, 8}, 2));
+  const Program p{g, {y.id, e.id}};
+  const PipelineResult r = run_pipeline(p);
+  for (NodeId i = 0; i < r.program.graph.size(); ++i)
+    if (r.program.graph.node(i).op == OpKind::expand) {
+      EXPECT_EQ(r.memory.slots[i].base, i);
+      EXPECT_EQ(r.memory.slots[i].bytes, 256 * 64 * 4);
+    }
+  // Two inputs of equal values: merged by CSE unless the caller binds them to buffers of its own.
+  Graph h;
+  auto a = from_host(h, {2}, {1, 2}), b = from_host(h, {2}, {1, 2});
+  const NodeId s = add(a, b).id;
+  const Program q{h, {s}};
+  EXPECT_EQ(count(eliminate_common_subexpressions(q).graph, OpKind::constant), 1u);
+  const std::vector<const void*> distinct = {h.node(a.id).data.get(), h.node(b.id).data.get()};
+  EXPECT_EQ(count(eliminate_common_subexpressions(q, distinct).graph, OpKind::constant), 2u);
+}
+
 TEST(GraphEpilogue, MatmulBiasActivationBecomesOneLinear) {
   Graph g;
   auto x = randn(g, {2, 8, 16}, 1), w = randn(g, {16, 12}, 2), b = randn(g, {12}, 3);
@@ -127,6 +149,8 @@ TEST(GraphCodegen, EveryKernelCompilesWithNvrtc) {
     // Rows of 128: the vectorised reduction form; a weight of the input's own shape is read in every pass.
     auto b = randn(g, {4, 128}, 9, o);
     for (NodeId id : {softmax(b, -1).id, layer_norm(exp(b), {4, 128}, b, b).id, sum(b, {1}).id, max(b, {0}).id}) outs.push_back(id);
+    // Whole-number epsilons must still print as float literals.
+    for (double eps : {0.0, 1.0, 1e-12}) outs.push_back(layer_norm(b, {128}, std::nullopt, std::nullopt, eps).id);
     for (auto& k : kernels_of(Program{g, outs})) all.push_back(std::move(k));
   }
   ASSERT_GE(all.size(), 30u);
