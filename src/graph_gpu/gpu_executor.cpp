@@ -294,6 +294,16 @@ struct GpuExecutor::Impl {
     return base[l.base] + l.offset * static_cast<std::int64_t>(esize(p.T[static_cast<std::size_t>(id)]));
   }
 
+  // A copy step: `src`'s elements (any strides) written densely into `dst`.
+  static void add_copy(GpuPlan& p, int src, int dst, const char* why) {
+    Step s;
+    s.kind = StepKind::copy;
+    s.src = src;
+    s.dst = dst;
+    s.what = why;
+    p.steps.push_back(std::move(s));
+  }
+
   // A layout index holding `id`'s values contiguously (a copy step first when they are not, or,
   // with `aligned`, when they do not start on 16 bytes as the attention kernel's loads need).
   int contiguous(GpuPlan& p, int id, bool aligned = false) {
@@ -301,12 +311,7 @@ struct GpuExecutor::Impl {
     if (l.contiguous() && (!aligned || (l.offset * static_cast<std::int64_t>(esize(p.T[static_cast<std::size_t>(id)]))) % 16 == 0))
       return id;
     const int v = p.add_virtual(p.L[static_cast<std::size_t>(id)].shape, p.T[static_cast<std::size_t>(id)]);
-    Step s;
-    s.kind = StepKind::copy;
-    s.src = id;
-    s.dst = v;
-    s.what = "copy (materialise a strided view)";
-    p.steps.push_back(s);
+    add_copy(p, id, v, "copy (materialise a strided or unaligned view)");
     return v;
   }
 
@@ -539,12 +544,7 @@ struct GpuExecutor::Impl {
           break;
         case OpClass::view:
           if (lay.copied[i]) {
-            Step s;
-            s.kind = StepKind::copy;
-            s.src = static_cast<int>(n.inputs[0]);
-            s.dst = static_cast<int>(i);
-            s.what = "copy (reshape of a strided view)";
-            p.steps.push_back(std::move(s));
+            add_copy(p, static_cast<int>(n.inputs[0]), static_cast<int>(i), "copy (reshape of a strided view)");
           }
           break;
         case OpClass::linalg:
@@ -574,12 +574,7 @@ struct GpuExecutor::Impl {
             int w_id = static_cast<int>(n.inputs[1]);
             if ((p.L[static_cast<std::size_t>(w_id)].offset * static_cast<std::int64_t>(esize(n.dtype))) % 16 != 0) {
               const int dense = p.add_virtual(w.shape, n.dtype);  // an offset view: a dense copy first
-              Step c;
-              c.kind = StepKind::copy;
-              c.src = w_id;
-              c.dst = dense;
-              c.what = "copy (an unaligned weight)";
-              p.steps.push_back(c);
+              add_copy(p, w_id, dense, "copy (an unaligned weight)");
               w_id = dense;
             }
             Layout wt = p.L[static_cast<std::size_t>(w_id)];  // [in, out]: w's dims swapped
@@ -608,12 +603,7 @@ struct GpuExecutor::Impl {
       int id = static_cast<int>(o);
       if (!own) {
         id = p.add_virtual(n.shape, n.dtype);
-        Step s;
-        s.kind = StepKind::copy;
-        s.src = static_cast<int>(o);
-        s.dst = id;
-        s.what = "copy (an output that is a view, a constant or repeated)";
-        p.steps.push_back(std::move(s));
+        add_copy(p, static_cast<int>(o), id, "copy (an output that is a view, a constant or repeated)");
         taken.resize(p.L.size(), 0);
       }
       taken[static_cast<std::size_t>(id)] = 1;
