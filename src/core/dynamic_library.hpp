@@ -5,7 +5,19 @@
 
 #include <string>
 
+#include <initializer_list>
+
 namespace assay {
+
+// The first of `names` (sonames or paths) that dlopen opens (RTLD_NOW | RTLD_LOCAL); null when
+// none does, with `error` = "<first name> not found: <dlerror>".
+inline void* open_library(std::initializer_list<const char*> names, std::string& error) {
+  for (const char* n : names)
+    if (void* lib = dlopen(n, RTLD_NOW | RTLD_LOCAL)) return lib;
+  const char* why = dlerror();
+  error = std::string(*names.begin()) + " not found: " + (why ? why : "unknown dlopen error");
+  return nullptr;
+}
 
 // Sets `fn` to `name` in `lib`; where it is missing, the first such miss becomes `error`
 // ("<file> lacks <name>"), which the caller reports as the library's unavailable reason.

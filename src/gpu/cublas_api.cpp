@@ -12,11 +12,8 @@ namespace assay::cublas {
 const Api& api() {
   static const Api a = [] {
     Api r;
-    void* lib = dlopen("libcublas.so.13", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      r.error = std::string("libcublas.so.13 not found: ") + dlerror();
-      return r;
-    }
+    void* lib = open_library({"libcublas.so.13"}, r.error);
+    if (!lib) return r;
     const char* so = "libcublas.so.13";
     resolve_symbol(lib, r.create, "cublasCreate_v2", so, r.error);
     resolve_symbol(lib, r.destroy, "cublasDestroy_v2", so, r.error);
@@ -34,11 +31,8 @@ const Api& api() {
 const LtApi& lt_api() {
   static const LtApi a = [] {
     LtApi r;
-    void* lib = dlopen("libcublasLt.so.13", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      r.error = std::string("libcublasLt.so.13 not found: ") + dlerror();
-      return r;
-    }
+    void* lib = open_library({"libcublasLt.so.13"}, r.error);
+    if (!lib) return r;
     const char* so = "libcublasLt.so.13";
     resolve_symbol(lib, r.create, "cublasLtCreate", so, r.error);
     resolve_symbol(lib, r.destroy, "cublasLtDestroy", so, r.error);

@@ -48,4 +48,10 @@ Graph Graph::empty_like() const {
   return g;
 }
 
+std::size_t count_op(const Graph& g, OpKind k) {
+  std::size_t c = 0;
+  for (const Node& n : g.nodes()) c += n.op == k;
+  return c;
+}
+
 }  // namespace assay::graph

@@ -70,6 +70,9 @@ class Graph {
   std::vector<std::size_t> devices_;                  // indices into strings_
 };
 
+// How many nodes of kind k the graph holds (pass records, tests).
+std::size_t count_op(const Graph& g, OpKind k);
+
 // A graph with the nodes a caller wants: what passes take and return.
 struct Program {
   Graph graph;

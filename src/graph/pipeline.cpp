@@ -7,12 +7,6 @@ namespace assay::graph {
 
 namespace {
 
-std::size_t count_op(const Graph& g, OpKind k) {
-  std::size_t c = 0;
-  for (const Node& n : g.nodes()) c += n.op == k;
-  return c;
-}
-
 std::size_t count_activated(const Graph& g) {
   std::size_t c = 0;
   for (const Node& n : g.nodes()) c += n.op == OpKind::linear && (n.attrs.flags & (kRelu | kGelu));

@@ -46,6 +46,22 @@ struct Operand {
   std::int64_t ld = 0, batch_stride = 0;
 };
 
+// Whether dims [0, n) of `sizes`, read with `strides`, flatten to one index with one stride
+// (`unit`; 0 when all are broadcast or all size 1): each dim's stride is the next inner one's
+// times that dim's extent.
+bool one_progression(const Shape& sizes, const std::array<std::int64_t, kMaxRank>& strides, int n, std::int64_t& unit) {
+  std::int64_t first = -1, span = 1;
+  for (int d = n - 1; d >= 0; --d) {
+    if (sizes[d] == 1) continue;
+    const std::int64_t st = strides[static_cast<std::size_t>(d)];
+    if (first < 0) first = st;
+    if (st != first * span) return false;
+    span *= sizes[d];
+  }
+  unit = first < 0 ? 0 : first;
+  return true;
+}
+
 bool describe_matrix(const Layout& l, const Shape& batch, Operand& op) {
   const int r = l.shape.rank;
   const std::int64_t rows = l.shape[r - 2], cols = l.shape[r - 1];
@@ -64,16 +80,7 @@ bool describe_matrix(const Layout& l, const Shape& batch, Operand& op) {
   Layout bl = l;
   bl.shape.rank = r - 2;
   const auto bs = broadcast_read_strides(bl, batch);
-  std::int64_t unit = -1, span = 1;
-  for (int d = batch.rank - 1; d >= 0; --d) {
-    if (batch[d] == 1) continue;
-    const std::int64_t s = bs[static_cast<std::size_t>(d)];
-    if (unit < 0) unit = s;
-    if (s != unit * span) return false;
-    span *= batch[d];
-  }
-  op.batch_stride = unit < 0 ? 0 : unit;
-  return true;
+  return one_progression(batch, bs, batch.rank, op.batch_stride);
 }
 
 // A [..., s, d] tensor as the flash kernel's strided heads: rows `row` apart with d contiguous,
@@ -88,15 +95,9 @@ bool head_strides(const Layout& l, std::size_t elem, kernels::HeadStrides& h, in
   if (r >= 3) {
     heads_per_batch = static_cast<int>(l.shape[r - 3]);
     h.head = l.strides[static_cast<std::size_t>(r - 3)];
-    std::int64_t unit = -1, span = 1;
-    for (int d = r - 4; d >= 0; --d) {
-      if (l.shape[d] == 1) continue;
-      const std::int64_t st = l.strides[static_cast<std::size_t>(d)];
-      if (unit < 0) unit = st;
-      if (st != unit * span) return false;
-      span *= l.shape[d];
-    }
-    h.batch = unit < 0 ? 0 : unit;
+    std::int64_t batch = 0;
+    if (!one_progression(l.shape, l.strides, r - 3, batch)) return false;
+    h.batch = batch;
   }
   if (h.row == 0) h.row = l.shape[r - 1];  // a single row: any pitch; 0 would mean dense
   const std::int64_t v = static_cast<std::int64_t>(16 / elem);
@@ -223,7 +224,8 @@ class GpuPlan {
   std::vector<int> out_index;      // per program output: the layout index holding it, contiguous
   std::vector<std::shared_ptr<const std::vector<float>>> uploaded;  // per node: the constant values on the device
   std::vector<void*> allocations;
-  std::map<std::vector<const void*>, cudaGraphExec_t> graphs;
+  std::map<std::vector<const void*>, cudaGraphExec_t> graphs;  // by the bound pointers
+  std::vector<const void*> key;                                  // enqueue's lookup key, reused
   cudaStream_t capture_stream = nullptr;
   bool capture_failed = false;
 
@@ -779,31 +781,35 @@ void GpuExecutor::enqueue(GpuPlan& plan, cudaStream_t stream, const std::vector<
                         std::to_string(plan.external_node.size()) + " external constants");
   if (!outputs.empty() && outputs.size() != plan.out_index.size())
     throw InternalError("gpu executor: output pointers do not match the program's outputs");
-  std::vector<char*> base = plan.own;
-  for (std::size_t k = 0; k < inputs.size(); ++k)
-    if (plan.external_node[k] >= 0) base[static_cast<std::size_t>(plan.external_node[k])] = const_cast<char*>(static_cast<const char*>(inputs[k]));
-  for (std::size_t k = 0; k < outputs.size(); ++k) base[static_cast<std::size_t>(plan.out_index[k])] = static_cast<char*>(outputs[k]);
   ++impl_->stats.runs;
-  if (!impl_->use_graphs || plan.capture_failed) {
-    impl_->execute(plan, base, stream);
-    return;
-  }
-  std::vector<const void*> key(inputs.begin(), inputs.end());
+  // The plan's buffers with the caller's bound in: needed only to record or run the steps, not
+  // to replay (the timed path), which looks the graph up by the bound pointers alone.
+  const auto bound = [&] {
+    std::vector<char*> base = plan.own;
+    for (std::size_t k = 0; k < inputs.size(); ++k)
+      if (plan.external_node[k] >= 0)
+        base[static_cast<std::size_t>(plan.external_node[k])] = const_cast<char*>(static_cast<const char*>(inputs[k]));
+    for (std::size_t k = 0; k < outputs.size(); ++k) base[static_cast<std::size_t>(plan.out_index[k])] = static_cast<char*>(outputs[k]);
+    return base;
+  };
+  const auto run_directly = [&] { impl_->execute(plan, bound(), stream); };
+  if (!impl_->use_graphs || plan.capture_failed) return run_directly();
+  std::vector<const void*>& key = plan.key;  // reused: no allocation per replay
+  key.assign(inputs.begin(), inputs.end());
   key.insert(key.end(), outputs.begin(), outputs.end());
   auto it = plan.graphs.find(key);
   if (it == plan.graphs.end()) {
     if (!plan.capture_stream) ASSAY_CUDA(cudaStreamCreateWithFlags(&plan.capture_stream, cudaStreamNonBlocking));
     ASSAY_CUDA(cudaStreamBeginCapture(plan.capture_stream, cudaStreamCaptureModeThreadLocal));
     try {
-      impl_->execute(plan, base, plan.capture_stream);
+      impl_->execute(plan, bound(), plan.capture_stream);
     } catch (...) {
       cudaGraph_t broken = nullptr;
       cudaStreamEndCapture(plan.capture_stream, &broken);
       if (broken) cudaGraphDestroy(broken);
       cudaGetLastError();
       plan.capture_failed = true;  // run it directly from now on
-      impl_->execute(plan, base, stream);
-      return;
+      return run_directly();
     }
     cudaGraph_t graph = nullptr;
     ASSAY_CUDA(cudaStreamEndCapture(plan.capture_stream, &graph));
@@ -813,8 +819,7 @@ void GpuExecutor::enqueue(GpuPlan& plan, cudaStream_t stream, const std::vector<
     if (e != cudaSuccess) {  // e.g. a driver that cannot instantiate what was captured: run directly
       cudaGetLastError();
       plan.capture_failed = true;
-      impl_->execute(plan, base, stream);
-      return;
+      return run_directly();
     }
     it = plan.graphs.emplace(key, exec).first;
     ++impl_->stats.captures;

@@ -29,14 +29,9 @@ struct Nvrtc {
 const Nvrtc& nvrtc() {
   static const Nvrtc n = [] {
     Nvrtc r;
-    void* lib = nullptr;
     // The soname first (LD_LIBRARY_PATH, ldconfig), then the toolkit's usual place.
-    for (const char* so : {"libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.13"})
-      if ((lib = dlopen(so, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
-    if (!lib) {
-      r.error = std::string("libnvrtc.so.13 not found: ") + dlerror();
-      return r;
-    }
+    void* lib = open_library({"libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.13"}, r.error);
+    if (!lib) return r;
     const std::string so = "libnvrtc.so.13";
     resolve_symbol(lib, r.create, "nvrtcCreateProgram", so, r.error);
     resolve_symbol(lib, r.destroy, "nvrtcDestroyProgram", so, r.error);

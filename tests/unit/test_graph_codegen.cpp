@@ -15,12 +15,6 @@ using namespace assay::graph;
 
 namespace {
 
-std::size_t count(const Graph& g, OpKind k) {
-  std::size_t c = 0;
-  for (const Node& n : g.nodes()) c += n.op == k;
-  return c;
-}
-
 // Every fusion group of the program after the passes, generated with its inputs' layouts.
 std::vector<GeneratedKernel> kernels_of(const Program& p) {
   const PipelineResult r = run_pipeline(p);
@@ -75,9 +69,9 @@ TEST(GraphLayout, AnExpandOwnsItsBufferAndInputsBoundByACallerStayDistinct) {
   auto a = from_host(h, {2}, {1, 2}), b = from_host(h, {2}, {1, 2});
   const NodeId s = add(a, b).id;
   const Program q{h, {s}};
-  EXPECT_EQ(count(eliminate_common_subexpressions(q).graph, OpKind::constant), 1u);
+  EXPECT_EQ(count_op(eliminate_common_subexpressions(q).graph, OpKind::constant), 1u);
   const std::vector<const void*> distinct = {h.node(a.id).data.get(), h.node(b.id).data.get()};
-  EXPECT_EQ(count(eliminate_common_subexpressions(q, distinct).graph, OpKind::constant), 2u);
+  EXPECT_EQ(count_op(eliminate_common_subexpressions(q, distinct).graph, OpKind::constant), 2u);
 }
 
 TEST(GraphEpilogue, MatmulBiasActivationBecomesOneLinear) {
@@ -88,9 +82,9 @@ TEST(GraphEpilogue, MatmulBiasActivationBecomesOneLinear) {
   auto keep = gelu(add(matmul(x, w), b));                   // erf gelu: only the bias is absorbed
   const Program p{g, {y.id, z.id, keep.id}};
   const Program f = fuse_epilogues(p);
-  EXPECT_EQ(count(f.graph, OpKind::matmul), 0u);
-  EXPECT_EQ(count(f.graph, OpKind::linear), 3u);
-  EXPECT_EQ(count(f.graph, OpKind::gelu), 1u);  // the erf one
+  EXPECT_EQ(count_op(f.graph, OpKind::matmul), 0u);
+  EXPECT_EQ(count_op(f.graph, OpKind::linear), 3u);
+  EXPECT_EQ(count_op(f.graph, OpKind::gelu), 1u);  // the erf one
   EXPECT_EQ(f.graph.node(f.outputs[0]).attrs.flags, kHasBias | kGelu | kTanh);
   EXPECT_EQ(f.graph.node(f.outputs[1]).attrs.flags, kHasBias | kRelu);
   const auto before = CpuExecutor().run(p.graph, p.outputs), after = CpuExecutor().run(f.graph, f.outputs);
@@ -106,11 +100,11 @@ TEST(GraphEpilogue, ValuesWithOtherReadersAreNotAbsorbed) {
   auto y = add(mm, b);
   auto also = exp(mm);  // the matmul is read twice
   const Program f = fuse_epilogues(Program{g, {y.id, also.id}});
-  EXPECT_EQ(count(f.graph, OpKind::linear), 0u);
+  EXPECT_EQ(count_op(f.graph, OpKind::linear), 0u);
   auto bmm = matmul(randn(g, {3, 8, 16}, 4), randn(g, {3, 16, 12}, 5));  // batched B: no epilogue
   const NodeId out = add(bmm, b).id;
   const Program f2 = fuse_epilogues(Program{g, {out}});
-  EXPECT_EQ(count(f2.graph, OpKind::linear), 0u);
+  EXPECT_EQ(count_op(f2.graph, OpKind::linear), 0u);
 }
 
 TEST(GraphCodegen, KeysFollowStructureAndLayouts) {

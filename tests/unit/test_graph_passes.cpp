@@ -14,12 +14,6 @@ using namespace assay::graph;
 
 namespace {
 
-std::size_t count(const Graph& g, OpKind k) {
-  std::size_t c = 0;
-  for (const Node& n : g.nodes()) c += n.op == k;
-  return c;
-}
-
 // Same values from the CPU executor before and after; with `rel`, equal within it (the epilogue
 // pass rounds matmul + bias once where the unfused graph rounded after each node).
 void expect_same_results(const Program& a, const Program& b, double rel = 0) {
@@ -50,7 +44,7 @@ TEST(GraphPasses, DeadCodeElimination) {
   const Program d = eliminate_dead_code(p);
   EXPECT_EQ(d.graph.size(), 2u);
   EXPECT_EQ(d.graph.node(d.outputs[0]).op, OpKind::relu);
-  EXPECT_EQ(count(d.graph, OpKind::exp), 0u);
+  EXPECT_EQ(count_op(d.graph, OpKind::exp), 0u);
   expect_same_results(p, d);
 }
 
@@ -63,10 +57,10 @@ TEST(GraphPasses, CommonSubexpressions) {
   auto out = add(mul(s1, s2), add(z1, z2));
   const Program p{g, {out.id, c1.id, c2.id, c3.id}};
   const Program c = eliminate_common_subexpressions(p);
-  EXPECT_EQ(count(c.graph, OpKind::randn), 2u);  // seeds 1 and 2: different seeds stay apart
-  EXPECT_EQ(count(c.graph, OpKind::exp), 1u);
-  EXPECT_EQ(count(c.graph, OpKind::zeros), 1u);
-  EXPECT_EQ(count(c.graph, OpKind::constant), 2u);
+  EXPECT_EQ(count_op(c.graph, OpKind::randn), 2u);  // seeds 1 and 2: different seeds stay apart
+  EXPECT_EQ(count_op(c.graph, OpKind::exp), 1u);
+  EXPECT_EQ(count_op(c.graph, OpKind::zeros), 1u);
+  EXPECT_EQ(count_op(c.graph, OpKind::constant), 2u);
   EXPECT_EQ(c.outputs[1], c.outputs[2]);
   EXPECT_NE(c.outputs[1], c.outputs[3]);
   EXPECT_EQ(c.graph.size(), p.graph.size() - 5);
