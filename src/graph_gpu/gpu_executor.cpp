@@ -438,7 +438,7 @@ struct GpuExecutor::Impl {
     s.E = q.shape[r - 1];
     s.S = k.shape[r - 2];
     s.Ev = v.shape[r - 1];
-    s.batches = s.L * s.E ? q.shape.numel() / (s.L * s.E) : 0;
+    s.batches = s.L * s.E != 0 ? q.shape.numel() / (s.L * s.E) : 0;
     s.scale = static_cast<float>(n.attrs.value);
     s.causal = n.attrs.flags & kCausal;
     s.dtype = n.dtype;

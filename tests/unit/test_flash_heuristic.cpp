@@ -48,10 +48,17 @@ TEST(FlashHeuristic, PicksByDeviceHeadDimAndGrid) {
   EXPECT_EQ(kernels::choose_flash_config(shape(32, 512, 128), 132, true).rows, 64);
   EXPECT_EQ(kernels::choose_flash_config(shape(32, 640, 128), 132, true).rows, 128);
   EXPECT_TRUE(kernels::choose_flash_config(shape(32, 640, 128), 132, true).wgmma);
-  // Hopper, s <= 128: the mma.sync kernel (one 128-key wgmma block would be mostly padding).
+  // Hopper, s <= 64 and enough 64-row blocks to fill the SMs: the mma.sync kernel (a 128-key wgmma
+  // block would be mostly padding); wgmma when they would not fill the SMs (latency-bound), and
+  // for 64 < s <= 128, causal or not.
   EXPECT_FALSE(kernels::choose_flash_config(shape(1024, 16, 128), 132, true).wgmma);
-  EXPECT_FALSE(kernels::choose_flash_config(shape(1024, 128, 64), 132, true).wgmma);
-  EXPECT_TRUE(kernels::choose_flash_config(shape(1024, 129, 64), 132, true).wgmma);
+  EXPECT_FALSE(kernels::choose_flash_config(shape(132, 64, 64), 132, true).wgmma);
+  EXPECT_TRUE(kernels::choose_flash_config(shape(131, 64, 64), 132, true).wgmma);  // 131 blocks < 132 SMs
+  kernels::FlashAttentionArgs causal = shape(1024, 128, 64);
+  causal.causal = true;
+  EXPECT_TRUE(kernels::choose_flash_config(causal, 132, true).wgmma);
+  EXPECT_EQ(kernels::choose_flash_config(shape(1024, 128, 128), 132, true).rows, 128);
+  EXPECT_EQ(kernels::choose_flash_config(shape(32, 128, 128), 132, true).rows, 64);  // 32 blocks of 128 rows
 }
 
 TEST(FlashHeuristic, ConfigurationNamesSayFamilyTileAndHeadDim) {

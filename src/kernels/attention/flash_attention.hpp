@@ -55,7 +55,8 @@ std::string flash_attention_unsupported(DType dtype, long long heads, long long 
 // mma.sync elsewhere (64 rows: 4 warps ran faster than 8 at every measured shape). Hopper:
 // 64 rows (one consumer warp group) for d = 64; for d = 128 the 128-row block (two consumers
 // share each K/V block) when it still gives every SM a block, else 64 rows
-// (docs/kernels/attention.md, v1 and v6).
+// (docs/kernels/attention.md, v1 and v6). Hopper with s <= 64 and at least as many 64-row
+// blocks as SMs: mma.sync (docs/kernels/attention.md, short sequences).
 FlashConfig choose_flash_config(const FlashAttentionArgs& a, int sm_count, bool hopper);
 
 // cudaErrorInvalidValue for a configuration the problem or the device cannot take.

@@ -26,16 +26,23 @@ std::string flash_attention_unsupported(DType dtype, long long heads, long long 
 
 FlashConfig choose_flash_config(const FlashAttentionArgs& a, int sm_count, bool hopper) {
   if (!hopper) return FlashConfig{false, 64};
-  // s <= 128 (a single 128-key block for the wgmma kernel): nothing for its TMA ring and warp
-  // specialisation to overlap, and most of a 128-key block is padding below that. The mma.sync
-  // kernel (64-key blocks) was faster at every such point measured (b·h = 1024, s = 16..128,
-  // d = 64 and 128, causal: 0.51-0.96x the time; docs/kernels/attention.md, short sequences).
-  if (a.s <= 128) return FlashConfig{false, 64};
   // d = 64: one consumer warp group per block won at every measured shape, 64 to 2304 blocks
   // (a block's K/V reuse matters less than its latency there). d = 128: two, once they still
   // give every SM a block (docs/kernels/attention.md, v6).
   const long long big_blocks = static_cast<long long>(a.heads) * ((a.s + 127) / 128);
-  return FlashConfig{true, a.d == 128 && big_blocks >= sm_count ? 128 : 64};
+  const FlashConfig wgmma{true, a.d == 128 && big_blocks >= sm_count ? 128 : 64};
+  if (a.s > 128) return wgmma;
+  // s <= 128, one 128-key block for the wgmma kernel (docs/kernels/attention.md, short sequences:
+  // fitted on 56 measured points, b·h 8 to 4096, then checked on 35 others):
+  // - fewer mma.sync blocks (64 query rows each) than SMs: the call is latency-bound, and the
+  //   wgmma kernel's single block per head has less latency (0.81-0.99x the mma.sync time);
+  // - else s <= 64: most of a 128-key block would be padding, which the mma.sync kernel's 64-key
+  //   blocks skip (up to 0.5x the wgmma time);
+  // - else the wgmma kernel. (Causal calls at large b·h ran up to 6% faster on the mma.sync
+  //   kernel, at b·h 240-256 up to 12% slower: no rule on causality held.)
+  const long long small_blocks = static_cast<long long>(a.heads) * ((a.s + 63) / 64);
+  if (small_blocks >= sm_count && a.s <= 64) return FlashConfig{false, 64};
+  return wgmma;
 }
 
 cudaError_t launch_flash_attention(const FlashAttentionArgs& a, const FlashConfig& c, cudaStream_t stream) {
