@@ -17,7 +17,7 @@ class CudnnAttentionBackend final : public Backend {
   }
   Target target() const override { return Target::cuda; }
   bool supports(const std::string& workload, DType dtype) const override {
-    return workload == "attention" && (dtype == DType::f16 || dtype == DType::bf16);
+    return workload == "attention" && (dtype == DType::f16 || dtype == DType::bf16 || dtype == DType::f8e4m3);
   }
   std::string unavailable_reason() const override;
   std::string library_version() const override;

@@ -1,6 +1,7 @@
 #include "backends/cudnn_sdpa_graph.hpp"
 
 #include <array>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -148,13 +149,22 @@ Descriptor* build_graph(GraphBuilder& g, cudnnHandle_t handle, const SdpaShape& 
   // K [b, h, s, d] read as Kᵀ [b, h, d, s]: the last two extents and strides swapped, no copy.
   const auto kt = g.tensor(kUidK, x.io_type, {b, h, d, s}, {h * s * d, s * d, 1, d}, false);
   const auto v = g.tensor(kUidV, x.io_type, qkvo_dims, qkvo_strides, false);
-  const auto o = g.tensor(kUidO, x.io_type, qkvo_dims, qkvo_strides, false);
+  const auto o = g.tensor(kUidO, x.out_type(), qkvo_dims, qkvo_strides, false);
   const auto scale = g.tensor(kUidScale, f32, scalar, scalar, false, true);
+  // y = x * scalar, in fp32
+  const auto times = [&](cudnnBackendDescriptor_t in, cudnnBackendDescriptor_t by, const Dims& dims, const Dims& strides) {
+    const auto out = g.virtual_tensor(f32, dims, strides);
+    g.binary(CUDNN_POINTWISE_MUL, in, by, out);
+    return out;
+  };
 
   const auto qk = g.virtual_tensor(f32, scores, scores_strides);
   g.matmul(q, kt, qk);
-  auto scaled = g.virtual_tensor(f32, scores, scores_strides);
-  g.binary(CUDNN_POINTWISE_MUL, qk, scale, scaled);
+  auto scaled = times(qk, scale, scores, scores_strides);
+  if (x.fp8()) {
+    scaled = times(scaled, g.tensor(kUidDescaleQ, f32, scalar, scalar, false), scores, scores_strides);
+    scaled = times(scaled, g.tensor(kUidDescaleK, f32, scalar, scalar, false), scores, scores_strides);
+  }
 
   if (x.causal) {
     // keep = row >= column (int32 indices, boolean compare); masked = keep ? score : -inf.
@@ -184,10 +194,24 @@ Descriptor* build_graph(GraphBuilder& g, cudnnHandle_t handle, const SdpaShape& 
   g.unary(CUDNN_POINTWISE_LOG, row_sum, log_sum);
   const auto stats = g.virtual_tensor(f32, rows, rows_strides);
   g.binary(CUDNN_POINTWISE_ADD, row_max, log_sum, stats);
-  // The probabilities enter the second matmul in the input type (its A operand's type).
-  const auto probs = g.virtual_tensor(x.io_type, scores, scores_strides);
-  g.binary(CUDNN_POINTWISE_DIV, exps, row_sum, probs);
-  g.matmul(probs, v, o);
+  if (!x.fp8()) {
+    // The probabilities enter the second matmul in the input type (its A operand's type).
+    const auto probs = g.virtual_tensor(x.io_type, scores, scores_strides);
+    g.binary(CUDNN_POINTWISE_DIV, exps, row_sum, probs);
+    g.matmul(probs, v, o);
+  } else {
+    const auto probs = g.virtual_tensor(f32, scores, scores_strides);
+    g.binary(CUDNN_POINTWISE_DIV, exps, row_sum, probs);
+    g.reduction(CUDNN_REDUCE_TENSOR_AMAX, probs, g.tensor(kUidAmaxS, f32, scalar, scalar, false));
+    const auto probs8 = g.virtual_tensor(x.io_type, scores, scores_strides);
+    g.binary(CUDNN_POINTWISE_MUL, probs, g.tensor(kUidScaleS, f32, scalar, scalar, false), probs8);
+    const auto pv = g.virtual_tensor(f32, qkvo_dims, qkvo_strides);
+    g.matmul(probs8, v, pv);
+    auto descaled = times(pv, g.tensor(kUidDescaleS, f32, scalar, scalar, false), qkvo_dims, qkvo_strides);
+    descaled = times(descaled, g.tensor(kUidDescaleV, f32, scalar, scalar, false), qkvo_dims, qkvo_strides);
+    g.binary(CUDNN_POINTWISE_MUL, descaled, g.tensor(kUidScaleO, f32, scalar, scalar, false), o);
+    g.reduction(CUDNN_REDUCE_TENSOR_AMAX, descaled, g.tensor(kUidAmaxO, f32, scalar, scalar, false));
+  }
 
   Descriptor* graph = nullptr;
   status = g.finalize_graph(handle, graph);
@@ -235,7 +259,8 @@ std::string engine_tag(const Descriptor& config) {
 }
 
 std::string shape_note(const SdpaShape& x, const std::string& shape_string) {
-  return shape_string + " " + (x.io_type == CUDNN_DATA_BFLOAT16 ? "bf16" : "f16") + (x.causal ? " causal" : "");
+  return shape_string + " " + (x.fp8() ? "f8e4m3" : x.io_type == CUDNN_DATA_BFLOAT16 ? "bf16" : "f16") +
+         (x.causal ? " causal" : "");
 }
 
 }  // namespace
@@ -303,6 +328,15 @@ Descriptor make_sdpa_variant_pack(const SdpaShape& x, const SdpaPointers& p) {
   if (x.causal) {
     uids.push_back(kUidNegInf);
     ptrs.push_back(const_cast<float*>(p.neg_inf));
+  }
+  if (x.fp8()) {
+    for (const auto& [uid, ptr] : {std::pair<std::int64_t, const float*>{kUidDescaleQ, p.descale_q},
+                                   {kUidDescaleK, p.descale_k}, {kUidDescaleV, p.descale_v}, {kUidDescaleS, p.descale_s},
+                                   {kUidScaleS, p.scale_s}, {kUidScaleO, p.scale_o}, {kUidAmaxS, p.amax_s},
+                                   {kUidAmaxO, p.amax_o}}) {
+      uids.push_back(uid);
+      ptrs.push_back(const_cast<float*>(ptr));
+    }
   }
   Descriptor pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, "variant pack");
   const auto n = static_cast<std::int64_t>(uids.size());

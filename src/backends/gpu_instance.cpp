@@ -49,11 +49,13 @@ void GpuInstance::poison_output() {
   // The legacy stream does not order with the non-blocking stream the samplers use.
   ASSAY_CUDA(cudaDeviceSynchronize());
   ASSAY_CUDA(cudaMemset(out_, 0xff, out_template_.bytes()));
+  poison_own_output();
   ASSAY_CUDA(cudaDeviceSynchronize());
 }
 
 HostTensor GpuInstance::read_output() {
   ASSAY_CUDA(cudaDeviceSynchronize());
+  finish_output(out_);
   HostTensor out = out_template_;
   ASSAY_CUDA(cudaMemcpy(out.data.data(), out_, out.bytes(), cudaMemcpyDeviceToHost));
   return out;
@@ -67,6 +69,7 @@ bool GpuInstance::replace_inputs(const std::vector<HostTensor>& inputs) {
   for (const auto& set : sets_)
     for (std::size_t i = 0; i < inputs.size(); ++i)
       ASSAY_CUDA(cudaMemcpy(const_cast<void*>(set[i]), inputs[i].data.data(), input_bytes_[i], cudaMemcpyHostToDevice));
+  inputs_replaced(inputs);
   return true;
 }
 

@@ -24,6 +24,13 @@ class GpuInstance : public Instance {
   virtual void launch(cudaStream_t stream, const std::vector<const void*>& in, void* out) = 0;
   // Device scratch memory a subclass needs, freed with the instance.
   void* scratch(std::size_t bytes);
+  // For a backend whose own output form differs from the problem's (cuDNN's FP8 attention
+  // writes e4m3 on Hopper, the problem's output is bf16): poison that buffer too, and turn it
+  // into `out` before the read-back. Neither is timed: launch() is.
+  virtual void poison_own_output() {}
+  virtual void finish_output(void* /*out*/) {}
+  // After replace_inputs has uploaded new values (a backend that derives settings from them).
+  virtual void inputs_replaced(const std::vector<HostTensor>& /*inputs*/) {}
 
  private:
   void* alloc(std::size_t bytes);

@@ -3,6 +3,7 @@
 // every shape below is inside its documented support on sm_80 and newer.
 #include <cuda_runtime.h>
 
+#include <cstring>
 #include <iostream>
 #include <tuple>
 
@@ -66,6 +67,50 @@ TEST(GpuCudnnAttention, RotatedInputsOnAStreamMatchOracle) {
   EXPECT_EQ(c.nan_count, 0u);
 }
 
+// FP8 (e4m3 Q, K, V with per-tensor descales) against the reference on the dequantised inputs.
+// What FP8 adds on top of them: P enters the second matmul in e4m3 (relative rounding <= 2^-4,
+// so |ΔO| <= 2^-4 · Σ P·|V| <= amax(V) / 16, reached in causal rows that average few keys) and
+// cuDNN writes O in e4m3 on Hopper (<= 2^-4 relative again); the backend dequantises O for the
+// read-back. The bound is the tolerance: a wrong descale or scale is off by far more. A poisoned
+// output that no call overwrote reads as NaN, so the check would see a launch that wrote
+// nothing. Per-(batch, head) descales are skipped.
+TEST(GpuCudnnAttention, Fp8MatchesTheDequantisedReference) {
+  ASSAY_REQUIRE_GPU();
+  std::string why;
+  const Backend* cudnn = usable_cudnn(why);
+  if (!cudnn) GTEST_SKIP() << why;
+  int dev = 0, major = 0;
+  ASSAY_CUDA(cudaGetDevice(&dev));
+  ASSAY_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  if (major < 9) GTEST_SKIP() << "cuDNN's FP8 attention needs Hopper or newer";
+  const auto bound = [](const AttentionProblem& p) {
+    const auto in = p.make_inputs(5);  // expect_matches_oracle's seed
+    float descale_v = 0.0f;
+    std::memcpy(&descale_v, in[5].data.data(), sizeof descale_v);
+    return verify::Tolerance{448.0 * descale_v / 16.0, 1.0 / 16.0};
+  };
+  for (auto [b, h, s, d, causal, outliers] : {std::tuple{1, 2, 300, 128, 0, 0}, std::tuple{2, 2, 513, 64, 1, 0},
+                                              std::tuple{1, 8, 512, 64, 0, 1000}}) {
+    const AttentionProblem p(b, h, s, d, causal != 0, DType::f8e4m3, outliers);
+    std::cout << "cudnn f8e4m3 b=" << b << ",causal=" << causal << ",d=" << d << ",h=" << h << ",s=" << s
+              << ",outliers=" << outliers << ": " << gpu_test::expect_matches_oracle(*cudnn, p, bound(p)) << "\n";
+  }
+  const AttentionProblem p(1, 2, 64, 64, false, DType::f8e4m3);
+  const verify::Tolerance tol = bound(p);
+  auto inst = cudnn->instantiate(p, p.make_inputs(3));
+  inst->poison_output();
+  const auto c = verify::check_output(inst->read_output(), p.reference(p.make_inputs(3), 0), tol);
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.nan_count, c.checked);
+  const AttentionProblem per_head(1, 2, 64, 64, false, DType::f8e4m3, 0, true);
+  try {
+    cudnn->instantiate(per_head, per_head.make_inputs(1));
+    ADD_FAILURE() << "per-head descales were not refused";
+  } catch (const SkipError& e) {
+    EXPECT_NE(std::string(e.what()).find("per tensor"), std::string::npos) << e.what();
+  }
+}
+
 TEST(GpuCudnnAttention, F32IsSkippedWithTheReason) {
   ASSAY_REQUIRE_GPU();
   std::string why;
@@ -76,7 +121,7 @@ TEST(GpuCudnnAttention, F32IsSkippedWithTheReason) {
     cudnn->instantiate(p, p.make_inputs(1));
     ADD_FAILURE() << "f32 was not refused";
   } catch (const SkipError& e) {
-    EXPECT_NE(std::string(e.what()).find("f16 and bf16"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("f16, bf16 and f8e4m3"), std::string::npos) << e.what();
   }
 }
 
