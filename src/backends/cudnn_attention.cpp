@@ -47,14 +47,21 @@ cudnn::SdpaShape shape_of(const AttentionProblem& p) {
 constexpr float kScaleS = 448.0f;
 
 // fp8 on Hopper: cuDNN writes O in e4m3 (a bf16 O with e4m3 inputs is a Blackwell feature). O is
-// a convex combination of V's rows, so |O| <= amax(V) = 448 · descale_v: scale_o = 1 / descale_v
-// keeps O·scale_o within e4m3's range (and its small values out of the subnormals).
+// a combination of V's rows with weights P that sum to 1, except that P enters the product rounded
+// to e4m3 (each weight within 2^-4 relative, so their sum within 1 + 2^-4): |O| <= 1.0625 · amax(V)
+// = 1.0625 · 448 · descale_v. scale_o = 1 / (1.0625 · descale_v) keeps O·scale_o within e4m3's
+// largest value, 448, and uses its range from there down.
 float scale_o_for(const std::vector<HostTensor>& inputs) {
   if (inputs.size() < 6 || inputs[5].bytes() != sizeof(float)) throw InternalError("cudnn fp8: no per-tensor V descale");
   float descale_v = 0.0f;
   std::memcpy(&descale_v, inputs[5].data.data(), sizeof descale_v);
-  return descale_v > 0.0f ? 1.0f / descale_v : 1.0f;
+  return descale_v > 0.0f ? 1.0f / (1.0625f * descale_v) : 1.0f;
 }
+
+// The fp8 scalars on the device, each in a 16-byte slot of its own (the graph declares every
+// tensor 16-byte aligned): descale_s, scale_s, scale_o in; amax_s, amax_o out.
+enum Fp8Slot { kSlotDescaleS, kSlotScaleS, kSlotScaleO, kSlotAmaxS, kSlotAmaxO, kSlots };
+constexpr int kSlotFloats = 4;
 
 class CudnnAttentionInstance final : public GpuInstance {
  public:
@@ -65,7 +72,7 @@ class CudnnAttentionInstance final : public GpuInstance {
         workspace_(scratch(static_cast<std::size_t>(plan_.workspace_bytes))),
         scale_(static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.d())))) {
     if (shape_.fp8()) {  // descale_s, scale_s, scale_o; then the two amaxes cuDNN writes
-      fp8_scalars_ = static_cast<float*>(scratch(5 * sizeof(float)));
+      fp8_scalars_ = static_cast<float*>(scratch(kSlots * kSlotFloats * sizeof(float)));
       o8_ = scratch(static_cast<std::size_t>(p.b() * p.h() * p.s() * p.d()));
       inputs_replaced(inputs);
     }
@@ -84,8 +91,13 @@ class CudnnAttentionInstance final : public GpuInstance {
   void inputs_replaced(const std::vector<HostTensor>& inputs) override {
     if (!shape_.fp8()) return;
     scale_o_ = scale_o_for(inputs);
-    const float init[5] = {1.0f / kScaleS, kScaleS, scale_o_, 0.0f, 0.0f};
-    if (cudaMemcpy(fp8_scalars_, init, sizeof init, cudaMemcpyHostToDevice) != cudaSuccess)
+    float init[kSlots * kSlotFloats] = {};
+    init[kSlotDescaleS * kSlotFloats] = 1.0f / kScaleS;
+    init[kSlotScaleS * kSlotFloats] = kScaleS;
+    init[kSlotScaleO * kSlotFloats] = scale_o_;
+    // Synchronous to the host, then the device idle: the samplers launch on a non-blocking stream.
+    if (cudaMemcpy(fp8_scalars_, init, sizeof init, cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaDeviceSynchronize() != cudaSuccess)
       throw InternalError("cudnn: uploading the fp8 scales failed");
   }
   void poison_own_output() override {
@@ -127,11 +139,11 @@ class CudnnAttentionInstance final : public GpuInstance {
         ptrs.descale_q = static_cast<const float*>(in[3]);
         ptrs.descale_k = static_cast<const float*>(in[4]);
         ptrs.descale_v = static_cast<const float*>(in[5]);
-        ptrs.descale_s = fp8_scalars_;
-        ptrs.scale_s = fp8_scalars_ + 1;
-        ptrs.scale_o = fp8_scalars_ + 2;
-        ptrs.amax_s = fp8_scalars_ + 3;
-        ptrs.amax_o = fp8_scalars_ + 4;
+        ptrs.descale_s = fp8_scalars_ + kSlotDescaleS * kSlotFloats;
+        ptrs.scale_s = fp8_scalars_ + kSlotScaleS * kSlotFloats;
+        ptrs.scale_o = fp8_scalars_ + kSlotScaleO * kSlotFloats;
+        ptrs.amax_s = fp8_scalars_ + kSlotAmaxS * kSlotFloats;
+        ptrs.amax_o = fp8_scalars_ + kSlotAmaxO * kSlotFloats;
       }
       it = packs_.emplace(key, cudnn::make_sdpa_variant_pack(shape_, ptrs)).first;
     }
@@ -147,7 +159,7 @@ class CudnnAttentionInstance final : public GpuInstance {
   // Read from the host by cuDNN at each execution (by-value tensors of the graph).
   float scale_;
   float neg_inf_ = -std::numeric_limits<float>::infinity();
-  float* fp8_scalars_ = nullptr;  // device: descale_s, scale_s, scale_o, amax_s, amax_o
+  float* fp8_scalars_ = nullptr;  // device, Fp8Slot by Fp8Slot
   void* o8_ = nullptr;            // fp8: O·scale_o in e4m3, what cuDNN writes
   float scale_o_ = 1.0f;
   std::size_t o8_bytes() const { return static_cast<std::size_t>(shape_.b * shape_.h * shape_.s * shape_.d); }

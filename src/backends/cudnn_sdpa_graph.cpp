@@ -149,7 +149,7 @@ Descriptor* build_graph(GraphBuilder& g, cudnnHandle_t handle, const SdpaShape& 
   // K [b, h, s, d] read as Kᵀ [b, h, d, s]: the last two extents and strides swapped, no copy.
   const auto kt = g.tensor(kUidK, x.io_type, {b, h, d, s}, {h * s * d, s * d, 1, d}, false);
   const auto v = g.tensor(kUidV, x.io_type, qkvo_dims, qkvo_strides, false);
-  const auto o = g.tensor(kUidO, x.out_type(), qkvo_dims, qkvo_strides, false);
+  const auto o = g.tensor(kUidO, x.io_type, qkvo_dims, qkvo_strides, false);
   const auto scale = g.tensor(kUidScale, f32, scalar, scalar, false, true);
   // y = x * scalar, in fp32
   const auto times = [&](cudnnBackendDescriptor_t in, cudnnBackendDescriptor_t by, const Dims& dims, const Dims& strides) {

@@ -20,10 +20,10 @@ namespace assay::cudnn {
 struct SdpaShape {
   std::int64_t b = 0, h = 0, s = 0, d = 0;  // Q, K, V, O are [b, h, s, d], row-major
   bool causal = false;                      // top-left aligned: key j > query i masked
-  cudnnDataType_t io_type = CUDNN_DATA_HALF;  // Q, K, V (and O unless fp8); everything inside is fp32
+  // Q, K, V and O (fp8: O too, as cuDNN takes it on Hopper; a bf16 O with FP8 inputs is a
+  // Blackwell feature); everything inside is fp32
+  cudnnDataType_t io_type = CUDNN_DATA_HALF;
   bool fp8() const { return io_type == CUDNN_DATA_FP8_E4M3; }
-  // O's type: the inputs'. (FP8 inputs with a bf16 O are a Blackwell feature of cuDNN.)
-  cudnnDataType_t out_type() const { return io_type; }
 };
 
 // The uids the variant pack binds; the graph's virtual tensors take uids from 100 up.

@@ -454,13 +454,20 @@ struct GpuExecutor::Impl {
       args.dtype = n.dtype == ElemType::f16 ? DType::f16 : DType::bf16;
       s.flash = kernels::choose_flash_config(args, sm_count, cc == 90);
       // The mma.sync kernel reads Q, K and V through their strides ([b, s, h, d] viewed as
-      // [b, h, s, d] needs no copy); otherwise each is made dense first.
+      // [b, h, s, d] needs no copy); the wgmma kernel needs them dense, copied first.
       int nh[3] = {0, 0, 0};
-      bool strided = !s.flash.wgmma;
-      for (int t = 0; t < 3 && strided; ++t)
-        strided = head_strides(p.L[n.inputs[static_cast<std::size_t>(t)]], esize(n.dtype),
-                               t == 0 ? args.q_strides : t == 1 ? args.k_strides : args.v_strides, nh[t]);
-      strided = strided && nh[0] == nh[1] && nh[1] == nh[2];
+      bool readable = true, dense = true;
+      for (int t = 0; t < 3 && readable; ++t) {
+        const Layout& l = p.L[n.inputs[static_cast<std::size_t>(t)]];
+        readable = head_strides(l, esize(n.dtype), t == 0 ? args.q_strides : t == 1 ? args.k_strides : args.v_strides, nh[t]);
+        dense = dense && l.contiguous();
+      }
+      readable = readable && nh[0] == nh[1] && nh[1] == nh[2];
+      // At s <= 128 the two kernels differ by at most about 20% of a call of a few to some tens
+      // of microseconds (docs/kernels/attention.md, short sequences), less than three copies of
+      // Q, K and V cost: strided views stay on the mma.sync kernel there.
+      if (s.flash.wgmma && readable && !dense && s.L <= 128) s.flash = kernels::FlashConfig{false, 64};
+      const bool strided = !s.flash.wgmma && readable;
       if (strided) {
         args.heads_per_batch = nh[0];
         s.q = static_cast<int>(n.inputs[0]);

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <memory>
+#include <cstring>
 #include <string>
+
+#include "workloads/gemm.hpp"
 
 namespace assay {
 
@@ -115,9 +119,68 @@ class SlowedInstance final : public Instance {
   std::string note_;
 };
 
+// ASSAY_TESTBED_PLANT=extra-k, gemm only: the planted work is inside the timed kernel. The
+// candidate multiplies A and B padded with zeros along k to k' = k + 64·round(F·k/64) (whole K
+// tiles of 64, what the tiled kernels compute anyway): the same C from F more multiply-adds in
+// the same launch, so nothing is added around the call and no calibration decides whether to
+// plant. The padded problem is owned here, before the instance that may refer to it.
+struct PaddedGemm {
+  std::unique_ptr<GemmProblem> problem;
+  std::vector<HostTensor> inputs;
+};
+
+// A [m, k] and B ([k, n], or [n, k] for f8e4m3) with k' - k zero columns / rows appended.
+PaddedGemm pad_k(const GemmProblem& g, const std::vector<HostTensor>& in, std::int64_t extra) {
+  const std::int64_t m = g.m(), n = g.n(), k = g.k(), kp = k + extra;
+  PaddedGemm out{std::make_unique<GemmProblem>(m, n, kp, g.dtype()), in};
+  const std::size_t e = in[0].bytes() / static_cast<std::size_t>(m * k);  // element bytes
+  const auto pad_rows = [&](const HostTensor& t, std::int64_t rows, std::int64_t cols) {  // each row to kp columns
+    HostTensor r = HostTensor::zeros(t.dtype, {rows, kp});
+    for (std::int64_t i = 0; i < rows; ++i)
+      std::memcpy(r.data.data() + static_cast<std::size_t>(i * kp) * e, t.data.data() + static_cast<std::size_t>(i * cols) * e,
+                  static_cast<std::size_t>(cols) * e);
+    return r;
+  };
+  out.inputs[0] = pad_rows(in[0], m, k);
+  if (g.dtype() == DType::f8e4m3) {
+    out.inputs[1] = pad_rows(in[1], n, k);
+  } else {  // [k, n] -> [kp, n]: the rows appended are zeros
+    HostTensor b = HostTensor::zeros(in[1].dtype, {kp, n});
+    std::memcpy(b.data.data(), in[1].data.data(), in[1].bytes());
+    out.inputs[1] = std::move(b);
+  }
+  return out;
+}
+
+class PaddedInstance final : public Instance {
+ public:
+  PaddedInstance(PaddedGemm padded, const Backend& inner, std::string note)
+      : padded_(std::move(padded)), inner_(inner.instantiate(*padded_.problem, padded_.inputs)), note_(std::move(note)) {}
+  std::string variant() const override { return inner_->variant() + " " + note_; }
+  void call(void* stream) override { inner_->call(stream); }
+  void poison_output() override { inner_->poison_output(); }
+  HostTensor read_output() override { return inner_->read_output(); }
+  unsigned rotate_inputs(unsigned sets) override { return inner_->rotate_inputs(sets); }
+
+ private:
+  PaddedGemm padded_;  // first: the instance below may refer to the problem
+  std::unique_ptr<Instance> inner_;
+  std::string note_;
+};
+
+bool plant_extra_k() {
+  const char* env = std::getenv("ASSAY_TESTBED_PLANT");
+  const std::string mode = env ? env : "spin";
+  if (mode != "spin" && mode != "extra-k") {
+    std::fprintf(stderr, "assay-testbed: ASSAY_TESTBED_PLANT='%s': give spin (the default) or extra-k\n", mode.c_str());
+    std::exit(3);
+  }
+  return mode == "extra-k";
+}
+
 class SlowedBackend final : public Backend {
  public:
-  SlowedBackend(const Backend* inner, double fraction) : inner_(inner), fraction_(fraction) {}
+  SlowedBackend(const Backend* inner, double fraction, bool extra_k) : inner_(inner), fraction_(fraction), extra_k_(extra_k) {}
   std::string name() const override { return inner_->name(); }
   std::string description() const override { return inner_->description() + " (with a planted slowdown)"; }
   Target target() const override { return inner_->target(); }
@@ -125,6 +188,19 @@ class SlowedBackend final : public Backend {
   std::string unavailable_reason() const override { return inner_->unavailable_reason(); }
   std::string library_version() const override { return inner_->library_version(); }
   std::unique_ptr<Instance> instantiate(const Problem& p, const std::vector<HostTensor>& inputs) const override {
+    if (extra_k_ && p.workload() == "gemm" && inner_->target() != Target::external) {
+      const auto& g = dynamic_cast<const GemmProblem&>(p);
+      const std::int64_t extra = 64 * std::llround(fraction_ * static_cast<double>(g.k()) / 64.0);
+      if (extra == 0)
+        return std::make_unique<PaddedInstance>(PaddedGemm{std::make_unique<GemmProblem>(g.m(), g.n(), g.k(), g.dtype()), inputs},
+                                                *inner_, fraction_ == 0 ? "+planted nothing (the control: extra-k, fraction 0)"
+                                                                         : "+planted nothing (k " + std::to_string(g.k()) +
+                                                                               ": the fraction is under half a K tile of 64)");
+      const double more = static_cast<double>(extra) / static_cast<double>(g.k());
+      return std::make_unique<PaddedInstance>(pad_k(g, inputs, extra), *inner_,
+                                              "+planted " + percent(more) + " more multiply-adds (k " + std::to_string(g.k()) +
+                                                  " -> " + std::to_string(g.k() + extra) + " in the kernel, zero-padded)");
+    }
     auto in = inner_->instantiate(p, inputs);
     if (inner_->target() == Target::external) return in;  // an adapter times itself: nothing to plant
     return std::make_unique<SlowedInstance>(std::move(in), inner_->target(), fraction_);
@@ -133,6 +209,7 @@ class SlowedBackend final : public Backend {
  private:
   const Backend* inner_;
   double fraction_;
+  bool extra_k_;
 };
 
 }  // namespace
@@ -146,10 +223,11 @@ std::vector<const Backend*> planted_slowdown_backends() {
     std::fprintf(stderr, "assay-testbed: ASSAY_TESTBED_SLOWDOWN='%s': give a fraction in [0, 1), e.g. 0.03\n", env);
     std::exit(3);
   }
+  const bool extra_k = plant_extra_k();
   static std::deque<SlowedBackend> slowed;
   std::vector<const Backend*> out;
   for (const Backend* b : built_backends())
-    if (b->target() != Target::external) out.push_back(&slowed.emplace_back(b, f));
+    if (b->target() != Target::external) out.push_back(&slowed.emplace_back(b, f, extra_k));
   return out;
 }
 

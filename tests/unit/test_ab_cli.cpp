@@ -77,6 +77,25 @@ TEST(AbCli, PlantedSlowdownIsSlowerRoundPairByRoundPair) {
   EXPECT_NE(again.out.find("paired rounds (4 pairs)"), std::string::npos) << again.out;
 }
 
+// ASSAY_TESTBED_PLANT=extra-k: the planted work is inside the call (A and B zero-padded along
+// k, k 96 -> 160 at 0.9), and the padded product is still checked against the unpadded oracle.
+TEST(AbCli, ExtraKPlantIsInsideTheCallAndStillChecked) {
+  const fs::path d = assay::test::fresh_test_dir("ab-extra-k");
+  auto args = ab_args(d / "out", "0.9");
+  args.push_back("--candidate-env");
+  args.push_back("ASSAY_TESTBED_PLANT=extra-k");
+  const auto r = run_assay_in(d, args);
+  EXPECT_TRUE(r.code == 1 || r.code == 0) << r.out;
+  EXPECT_NE(r.out.find("0 FASTER, "), std::string::npos) << r.out;
+  const auto files = results_of(d / "out");
+  ASSERT_EQ(files.size(), 2u);
+  const ResultsDocument cand = parse_results_json(read_text_file(files[1]), files[1].string());
+  ASSERT_EQ(cand.cases.size(), 1u);
+  EXPECT_EQ(cand.cases[0].status, CaseStatus::ok) << case_status_name(cand.cases[0].status);
+  EXPECT_NE(cand.cases[0].variant.find("+planted 66.67% more multiply-adds (k 96 -> 160"), std::string::npos)
+      << cand.cases[0].variant;
+}
+
 TEST(AbCli, BadInputIsExitThreeBeforeAnyCase) {
   const fs::path d = assay::test::fresh_test_dir("ab-bad");
   auto odd = ab_args(d / "out", "");

@@ -35,7 +35,7 @@ FlashConfig choose_flash_config(const FlashAttentionArgs& a, int sm_count, bool 
   // s <= 128, one 128-key block for the wgmma kernel (docs/kernels/attention.md, short sequences:
   // fitted on 56 measured points, b·h 8 to 4096, then checked on 35 others):
   // - fewer mma.sync blocks (64 query rows each) than SMs: the call is latency-bound, and the
-  //   wgmma kernel's single block per head has less latency (0.81-0.99x the mma.sync time);
+  //   wgmma kernel's single block per head has less latency (0.81-1.01x the mma.sync time);
   // - else s <= 64: most of a 128-key block would be padding, which the mma.sync kernel's 64-key
   //   blocks skip (up to 0.5x the wgmma time);
   // - else the wgmma kernel. (Causal calls at large b·h ran up to 6% faster on the mma.sync
