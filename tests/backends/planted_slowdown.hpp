@@ -10,6 +10,8 @@
 // (H100, bench/README.md). F = 0 is the control: the same wrapping and
 // calibration (a burst of calls before the measurement), nothing planted; an A/A or planted
 // experiment gives it to the base so that the two sides differ by the spin alone.
+// ASSAY_TESTBED_PLANT=extra-k (gemm only; default spin) plants inside the kernel instead: A and B
+// zero-padded along k by 64·round(F·k/64), the same C from F more multiply-adds in the same launch.
 #include <vector>
 
 #include "backends/backend.hpp"
