@@ -28,8 +28,9 @@ std::shared_ptr<GateFlags> add_gate_flags(CLI::App& app) {
   app.add_option("--alpha", t.alpha, "false-alarm rate: the test's p must be below it")->capture_default_str();
   app.add_option("--confidence", t.confidence, "confidence of the intervals")->capture_default_str();
   app.add_option("--resamples", t.resamples, "bootstrap resamples of the ratio of medians")->capture_default_str();
-  app.add_option("--metric", f->metric, "time (lower is better), tflops or gbs (higher is better)")
-      ->check(CLI::IsMember({"time", "tflops", "gbs"}))
+  app.add_option("--metric", f->metric,
+                 "time or cycles (time x the probed SM clock; lower is better), tflops or gbs (higher is better)")
+      ->check(CLI::IsMember({"time", "tflops", "gbs", "cycles"}))
       ->capture_default_str();
   app.add_option("--normalize", f->normalize, "'peak': compare % of peak, also across GPU models")
       ->check(CLI::IsMember({"peak"}));

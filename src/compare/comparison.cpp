@@ -36,6 +36,16 @@ std::vector<double> metric_samples(const CaseRecord& c, Metric m) {
   if (c.status != CaseStatus::ok || !c.measurement || c.measurement->samples_ns.empty()) return {};
   const auto& t = c.measurement->samples_ns;
   if (m == Metric::time) return t;
+  if (m == Metric::cycles) {  // ns x MHz / 1000; only where every kept sample has its clock probed
+    const auto& mhz = c.measurement->sm_clock_mhz;
+    if (mhz.size() != t.size()) return {};
+    std::vector<double> v;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (!(mhz[i] > 0)) return {};
+      v.push_back(t[i] * mhz[i] * 1e-3);
+    }
+    return v;
+  }
   if (!c.derived) return {};
   const double peak = c.derived->peak_tflops;
   if (m == Metric::pct_of_peak && !(peak > 0)) return {};
@@ -199,7 +209,7 @@ CaseComparison decide(const std::string& key, const Side* base, const Side* cand
 }  // namespace
 
 std::optional<Metric> parse_metric(const std::string& name) {
-  for (Metric m : {Metric::time, Metric::tflops, Metric::gbs, Metric::pct_of_peak})
+  for (Metric m : {Metric::time, Metric::tflops, Metric::gbs, Metric::pct_of_peak, Metric::cycles})
     if (metric_name(m) == name) return m;
   return std::nullopt;
 }
@@ -210,11 +220,14 @@ std::string metric_name(Metric m) {
     case Metric::tflops: return "tflops";
     case Metric::gbs: return "gbs";
     case Metric::pct_of_peak: return "pct_of_peak";
+    case Metric::cycles: return "cycles";
   }
   return "time";
 }
 
-stats::Better metric_direction(Metric m) { return m == Metric::time ? stats::Better::lower : stats::Better::higher; }
+stats::Better metric_direction(Metric m) {
+  return m == Metric::time || m == Metric::cycles ? stats::Better::lower : stats::Better::higher;
+}
 
 std::size_t Comparison::count(Verdict v) const {
   std::size_t n = 0;

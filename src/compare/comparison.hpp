@@ -15,9 +15,12 @@
 
 namespace assay::compare {
 
-// What is compared per sample. Time is lower-is-better; the rates are higher-is-better.
-enum class Metric { time, tflops, gbs, pct_of_peak };
-std::optional<Metric> parse_metric(const std::string& name);  // "time", "tflops", "gbs"
+// What is compared per sample. Time and cycles are lower-is-better; the rates are higher-is-better.
+// cycles: time times the sample's probed SM clock, the work in clock cycles, blind to the clock a
+// power cap or boost chose (docs/compare.md, Metrics): a diagnostic beside time, not a gate in
+// its place, since a change that costs power (and so clock) is a real regression.
+enum class Metric { time, tflops, gbs, pct_of_peak, cycles };
+std::optional<Metric> parse_metric(const std::string& name);  // "time", "tflops", "gbs", "cycles"
 std::string metric_name(Metric m);                            // ... and "pct_of_peak"
 stats::Better metric_direction(Metric m);
 

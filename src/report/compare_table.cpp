@@ -18,6 +18,9 @@ std::string metric_value_text(double v, Metric m) {
     case Metric::tflops: return fmt::format("{:.2f} TFLOP/s", v);
     case Metric::gbs: return fmt::format("{:.1f} GB/s", v);
     case Metric::pct_of_peak: return fmt::format("{:.1f}% of peak", v);
+    case Metric::cycles:
+      if (v < 1e6) return fmt::format("{:.1f} k cycles", v / 1e3);
+      return fmt::format("{:.3f} M cycles", v / 1e6);
   }
   return fmt::format("{:g}", v);
 }

@@ -118,6 +118,35 @@ TEST(Comparison, ThroughputMetricKeepsTheDirection) {
   EXPECT_EQ(find_case(c, "gemm/assay/f16/k=2048,m=2048,n=2048").verdict, Verdict::faster);
 }
 
+// --metric cycles: time x the probed SM clock. A candidate that ran 5% longer at a 5% lower clock
+// did the same number of cycles: time says SLOWER, cycles SAME. A record without a clock for every
+// sample (a CPU case, a sampler without the probe) gives cycles no statistics.
+TEST(Comparison, CyclesMetricSeesThroughTheClock) {
+  const auto clocked = [](CaseRecord c, double mhz) {
+    c.measurement->sm_clock_mhz.assign(c.measurement->samples_ns.size(), mhz);
+    return c;
+  };
+  const store::RunSet base = set_of("a", {doc_on(kH100, {clocked(ok_case("gemm", "assay", 1024, noisy(1, 100000)), 1900),
+                                                         ok_case("gemm", "cublas", 1024, noisy(2, 90000))})});
+  const store::RunSet cand = set_of("b", {doc_on(kH100, {clocked(ok_case("gemm", "assay", 1024, noisy(3, 100000 * 1900.0 / 1805)), 1805),
+                                                         ok_case("gemm", "cublas", 1024, noisy(4, 90000))})});
+  const std::string id = "gemm/assay/f16/k=1024,m=1024,n=1024";
+  const Comparison t = compare_runs(base, cand, {});
+  const CaseComparison& by_time = find_case(t, id);
+  ASSERT_TRUE(by_time.stats);
+  EXPECT_GT(by_time.stats->ratio, 1.04);
+  CompareOptions o;
+  o.metric = Metric::cycles;
+  const Comparison c = compare_runs(base, cand, o);
+  const CaseComparison& by_cycles = find_case(c, id);
+  ASSERT_TRUE(by_cycles.stats);
+  EXPECT_NEAR(by_cycles.stats->ratio, 1.0, 0.01);
+  EXPECT_EQ(by_cycles.verdict, Verdict::same);
+  EXPECT_FALSE(find_case(c, "gemm/cublas/f16/k=1024,m=1024,n=1024").stats);  // no clocks recorded
+  EXPECT_EQ(parse_metric("cycles"), Metric::cycles);
+  EXPECT_EQ(metric_value_text(190000, Metric::cycles), "190.0 k cycles");
+}
+
 TEST(Comparison, RenamedBenchStillMatchesButOtherGpuDoesNot) {
   const auto base = set_of("a", {doc_on(kH100, {ok_case("gemm", "assay", 1024, noisy(1, 1000))})});
   const auto renamed = set_of("b", {doc_on(kH100, {ok_case("gemm-square", "assay", 1024, noisy(2, 1100))})});
