@@ -154,8 +154,11 @@ PaddedGemm pad_k(const GemmProblem& g, const std::vector<HostTensor>& in, std::i
 
 class PaddedInstance final : public Instance {
  public:
-  PaddedInstance(PaddedGemm padded, const Backend& inner, std::string note)
-      : padded_(std::move(padded)), inner_(inner.instantiate(*padded_.problem, padded_.inputs)), note_(std::move(note)) {}
+  // `padded` without a problem: nothing is planted, the call's own problem `p` and `in` are run.
+  PaddedInstance(PaddedGemm padded, const Backend& inner, const Problem& p, const std::vector<HostTensor>& in, std::string note)
+      : padded_(std::move(padded)),
+        inner_(padded_.problem ? inner.instantiate(*padded_.problem, padded_.inputs) : inner.instantiate(p, in)),
+        note_(std::move(note)) {}
   std::string variant() const override { return inner_->variant() + " " + note_; }
   void call(void* stream) override { inner_->call(stream); }
   void poison_output() override { inner_->poison_output(); }
@@ -192,12 +195,11 @@ class SlowedBackend final : public Backend {
       const auto& g = dynamic_cast<const GemmProblem&>(p);
       const std::int64_t extra = 64 * std::llround(fraction_ * static_cast<double>(g.k()) / 64.0);
       if (extra == 0)
-        return std::make_unique<PaddedInstance>(PaddedGemm{std::make_unique<GemmProblem>(g.m(), g.n(), g.k(), g.dtype()), inputs},
-                                                *inner_, fraction_ == 0 ? "+planted nothing (the control: extra-k, fraction 0)"
+        return std::make_unique<PaddedInstance>(PaddedGemm{}, *inner_, p, inputs, fraction_ == 0 ? "+planted nothing (the control: extra-k, fraction 0)"
                                                                          : "+planted nothing (k " + std::to_string(g.k()) +
                                                                                ": the fraction is under half a K tile of 64)");
       const double more = static_cast<double>(extra) / static_cast<double>(g.k());
-      return std::make_unique<PaddedInstance>(pad_k(g, inputs, extra), *inner_,
+      return std::make_unique<PaddedInstance>(pad_k(g, inputs, extra), *inner_, p, inputs,
                                               "+planted " + percent(more) + " more multiply-adds (k " + std::to_string(g.k()) +
                                                   " -> " + std::to_string(g.k() + extra) + " in the kernel, zero-padded)");
     }
