@@ -1,5 +1,7 @@
 // assay's attention. f16/bf16 with d = 64 or 128 run the fused flash kernel
-// (kernels/attention/flash_attention.hpp); everything else (f32, other head dims) runs the
+// (kernels/attention/flash_attention.hpp); f8e4m3 runs the FP8 flash kernel on Hopper
+// (kernels/attention/flash_attention_fp8.hpp; nothing else takes e4m3 inputs, so other devices
+// and head dims skip); everything else (f32, other head dims) runs the
 // reference: S = Q·Kᵀ (cuBLAS, fp32 out), P = softmax(S/√d, causal mask) (assay's kernel, P in
 // the input dtype), O = P·V (cuBLAS, fp32 accumulate), which materialises the b·h·s² scores.
 #include "backends/assay_backend.hpp"
@@ -8,6 +10,7 @@
 #include "gpu/cuda_check.hpp"
 #include "kernels/attention/attention_configs.hpp"
 #include "kernels/attention/flash_attention.hpp"
+#include "kernels/attention/flash_attention_fp8.hpp"
 #include "kernels/attention/softmax.hpp"
 #include "kernels/gemm/hopper/tensor_maps.hpp"
 #include "workloads/attention.hpp"
@@ -96,6 +99,65 @@ class FlashAttentionInstance final : public GpuInstance {
   kernels::FlashConfig config_;
 };
 
+// The FP8 kernel's arguments; `in` empty: the shape alone (for the configuration choice).
+kernels::FlashFp8Args fp8_args(const AttentionProblem& p, const std::vector<const void*>& in, void* out,
+                               void* workspace) {
+  kernels::FlashFp8Args a;
+  if (!in.empty()) {
+    a.q = in[0];
+    a.k = in[1];
+    a.v = in[2];
+    a.q_descale = static_cast<const float*>(in[3]);
+    a.k_descale = static_cast<const float*>(in[4]);
+    a.v_descale = static_cast<const float*>(in[5]);
+  }
+  a.per_head_scales = p.per_head_scales();
+  a.o = out;
+  a.heads = static_cast<int>(p.b() * p.h());
+  a.s = static_cast<int>(p.s());
+  a.d = static_cast<int>(p.d());
+  a.causal = p.causal();
+  a.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.d())));
+  a.workspace = workspace;
+  return a;
+}
+
+// The FP8 kernel: inputs Q, K, V (e4m3) and their descales; a pre-pass configuration's Vt
+// lives in scratch.
+class FlashFp8Instance final : public GpuInstance {
+ public:
+  FlashFp8Instance(const AttentionProblem& p, const std::vector<HostTensor>& inputs,
+                   const kernels::FlashFp8Config& config)
+      : GpuInstance(p, inputs), p_(p), config_(config) {
+    const std::size_t bytes = kernels::flash_fp8_workspace_bytes(config, p.b() * p.h(), p.s(), p.d());
+    if (bytes) workspace_ = scratch(bytes);
+  }
+  std::string variant() const override { return config_.name(static_cast<int>(p_.d())); }
+
+ protected:
+  void launch(cudaStream_t stream, const std::vector<const void*>& in, void* out) override {
+    ASSAY_CUDA(kernels::launch_flash_attention_fp8(fp8_args(p_, in, out, workspace_), config_, stream));
+  }
+
+ private:
+  AttentionProblem p_;
+  kernels::FlashFp8Config config_;
+  void* workspace_ = nullptr;
+};
+
+std::unique_ptr<Instance> make_fp8_instance(const AttentionProblem& p, const std::vector<HostTensor>& inputs,
+                                            const std::string& config, const kernels::hopper::DeviceFacts& facts) {
+  const std::string label = config == "auto" ? "assay" : "assay@" + config;
+  if (config != "auto" && config.rfind("wgmma", 0) != 0)
+    throw SkipError(label + ": f8e4m3 runs on the FP8 wgmma kernel only (wgmma_m64, wgmma_m128)");
+  if (!facts.hopper) throw SkipError(label + ": the FP8 kernel runs on compute capability 9.0 (Hopper) only");
+  const std::string unsupported = kernels::flash_fp8_unsupported(p.b() * p.h(), p.s(), p.d());
+  if (!unsupported.empty()) throw SkipError(label + ": " + unsupported);
+  const int pinned = config == "auto" ? 0 : (config.find("128") != std::string::npos ? 2 : 1);
+  return std::make_unique<FlashFp8Instance>(
+      p, inputs, kernels::choose_flash_fp8_config(fp8_args(p, {}, nullptr, nullptr), facts.sms, pinned));
+}
+
 }  // namespace
 
 std::unique_ptr<Instance> make_assay_attention_instance(const Problem& problem, const std::vector<HostTensor>& inputs,
@@ -105,6 +167,7 @@ std::unique_ptr<Instance> make_assay_attention_instance(const Problem& problem, 
   int device = 0;
   ASSAY_CUDA(cudaGetDevice(&device));
   const auto& facts = kernels::hopper::device_facts(device);
+  if (p.dtype() == DType::f8e4m3) return make_fp8_instance(p, inputs, config, facts);
   const bool pinned = kernels::is_attention_config(config) && config != "reference";
   if (pinned) {
     const kernels::FlashConfig c{config.rfind("wgmma", 0) == 0, config.find("128") != std::string::npos ? 128 : 64};

@@ -378,7 +378,7 @@ const char* assay_lazy_executor(void) { return use_gpu() ? "gpu" : "cpu"; }
 
 int assay_lazy_gpu_stats(int64_t* out, int n) {
   return guarded(
-      [&] {
+      [&]() -> int {  // -> int: in a CPU-only build the body only throws
 #ifdef ASSAY_LAZY_GPU
         if (!use_gpu()) throw std::runtime_error("the gpu executor is not in use");
         const GpuStats st = gpu_executor().stats();

@@ -3,6 +3,7 @@
 #include "backends/backend.hpp"
 #include "core/error.hpp"
 #include "core/ids.hpp"
+#include "workloads/workload.hpp"
 
 namespace assay::runner {
 
@@ -48,9 +49,12 @@ verify::ResolvedCase resolve_case(const PlannedCase& pc, const RunOptions& opt, 
   }
   if (opt.gap_us) rc.method.gap_us = *opt.gap_us;
   rc.criterion = round_criterion(criterion_of(b.measure), round);
-  // Seeded by the point, not the backend: every backend of a point gets the same input bytes.
-  const std::uint64_t point_seed =
-      opt.seed ^ fnv1a64(b.name + "/" + pc.point.dtype + "/" + params_string(pc.point.params));
+  // Seeded by the point, not the backend: every backend of a point gets the same input bytes;
+  // parameters that transform the same values (Workload::param_keeps_values) are left out.
+  Params seeded = pc.point.params;
+  if (const Workload* w = find_workload(b.workload))
+    std::erase_if(seeded, [w](const auto& kv) { return w->param_keeps_values(kv.first); });
+  const std::uint64_t point_seed = opt.seed ^ fnv1a64(b.name + "/" + pc.point.dtype + "/" + params_string(seeded));
   rc.check_seed = point_seed + 1;
   rc.measure_seed = point_seed + 2;
   rc.round = round.index;

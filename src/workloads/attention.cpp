@@ -1,8 +1,10 @@
 #include "workloads/attention.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
@@ -14,15 +16,38 @@ namespace assay {
 namespace {
 constexpr float kOutlierFactor = 16.0f;
 constexpr double kE4m3Max = 448.0;
+
+// Each length-d row x of v becomes x·D·H/√d in place (D = diag(signs), H Sylvester's d×d
+// Walsh-Hadamard matrix): the signs, then the fast transform's log2(d) butterfly passes, in fp64.
+void rotate_rows(std::vector<float>& v, const std::vector<float>& signs) {
+  const std::size_t d = signs.size();
+  const double norm = 1.0 / std::sqrt(static_cast<double>(d));
+  parallel_for(v.size() / d, [&](std::size_t rb, std::size_t re) {
+    std::vector<double> x(d);
+    for (std::size_t r = rb; r < re; ++r) {
+      float* row = &v[r * d];
+      for (std::size_t j = 0; j < d; ++j) x[j] = static_cast<double>(row[j]) * signs[j];
+      for (std::size_t len = 1; len < d; len *= 2)
+        for (std::size_t i = 0; i < d; i += 2 * len)
+          for (std::size_t j = i; j < i + len; ++j) {
+            const double a = x[j], b = x[j + len];
+            x[j] = a + b;
+            x[j + len] = a - b;
+          }
+      for (std::size_t j = 0; j < d; ++j) row[j] = static_cast<float>(x[j] * norm);
+    }
+  }, std::max<std::size_t>(1, (1 << 16) / d));
+}
 }  // namespace
 
 AttentionProblem::AttentionProblem(std::int64_t b, std::int64_t h, std::int64_t s, std::int64_t d, bool causal,
-                                   DType dtype, std::int64_t outliers, bool per_head_scales)
+                                   DType dtype, std::int64_t outliers, bool per_head_scales, bool hadamard)
     : b_(b), h_(h), s_(s), d_(d), causal_(causal), dtype_(dtype), outliers_(outliers),
-      per_head_scales_(per_head_scales),
+      per_head_scales_(per_head_scales), hadamard_(hadamard),
       params_{{"b", b}, {"h", h}, {"s", s}, {"d", d}, {"causal", causal ? 1 : 0}} {
   if (outliers_ > 0) params_["outliers"] = outliers_;
   if (per_head_scales_) params_["per_head_scales"] = 1;
+  if (hadamard_) params_["hadamard"] = 1;
 }
 
 std::vector<std::string> AttentionProblem::input_names() const {
@@ -65,6 +90,15 @@ std::vector<float> AttentionProblem::values(std::uint64_t seed, int which) const
   return v;
 }
 
+std::vector<float> AttentionProblem::hadamard_signs(std::uint64_t seed) const {
+  // The signs of a uniform draw from seed * 4, the stream Q, K and V (seed * 4 + 1..3) leave free.
+  HostTensor u = HostTensor::zeros(DType::f32, {d_});
+  fill_uniform(u, seed * 4);
+  std::vector<float> signs = to_floats(u);
+  for (float& x : signs) x = x < 0 ? -1.0f : 1.0f;
+  return signs;
+}
+
 std::vector<HostTensor> AttentionProblem::make_inputs(std::uint64_t seed) const {
   std::vector<HostTensor> t;
   if (dtype_ != DType::f8e4m3) {
@@ -83,8 +117,10 @@ std::vector<HostTensor> AttentionProblem::make_inputs(std::uint64_t seed) const 
   const std::int64_t groups = per_head_scales_ ? b_ * h_ : 1;
   const std::size_t per_group = static_cast<std::size_t>(b_ * h_ * s_ * d_ / groups);
   std::vector<HostTensor> descales;
+  const std::vector<float> signs = hadamard_ ? hadamard_signs(seed) : std::vector<float>{};
   for (int i = 0; i < 3; ++i) {
-    const auto v = values(seed, i);
+    auto v = values(seed, i);
+    if (hadamard_ && i < 2) rotate_rows(v, signs);  // Q and K only: QKᵀ is unchanged, a rotated V would rotate O
     HostTensor q = HostTensor::zeros(DType::f8e4m3, {b_, h_, s_, d_});
     HostTensor ds = HostTensor::zeros(DType::f32, per_head_scales_ ? std::vector<std::int64_t>{b_, h_}
                                                                    : std::vector<std::int64_t>{1});
@@ -164,20 +200,29 @@ Reference AttentionProblem::compute(const std::vector<float>& q, const std::vect
 }
 
 std::unique_ptr<Problem> AttentionWorkload::make(const Params& params, DType dtype) const {
-  reject_unknown_params(params, "attention", {"b", "h", "s", "d", "causal", "outliers", "per_head_scales"});
+  reject_unknown_params(params, "attention",
+                        {"b", "h", "s", "d", "causal", "outliers", "per_head_scales", "hadamard"});
   const std::int64_t b = require_param(params, "attention", "b", 1, 2147483647);
   const std::int64_t h = require_param(params, "attention", "h", 1, 2147483647);
   const std::int64_t s = require_param(params, "attention", "s", 1, 2147483647);
   const std::int64_t d = require_param(params, "attention", "d", 1, 2147483647);
   const std::int64_t causal = require_param(params, "attention", "causal", 0, 1);
   const std::int64_t outliers = params.count("outliers") ? require_param(params, "attention", "outliers", 0, 1000000) : 0;
-  const std::int64_t per_head = params.count("per_head_scales") ? require_param(params, "attention", "per_head_scales", 0, 1) : 0;
-  if (per_head && dtype != DType::f8e4m3)
-    throw InputError("per_head_scales: only f8e4m3 has scales (this case is " + std::string(dtype_name(dtype)) + ")");
+  // The e4m3 path's flags: the other dtypes are not quantised, so they have no use for them.
+  const auto f8_flag = [&](const char* name, const char* why) {
+    const bool on = params.count(name) && require_param(params, "attention", name, 0, 1) != 0;
+    if (on && dtype != DType::f8e4m3)
+      throw InputError(std::string(name) + ": " + why + " (this case is " + std::string(dtype_name(dtype)) + ")");
+    return on;
+  };
+  const bool per_head = f8_flag("per_head_scales", "only f8e4m3 has scales");
+  const bool hadamard = f8_flag("hadamard", "only f8e4m3 is quantised, so only it is rotated");
+  if (hadamard && (d & (d - 1)) != 0)
+    throw InputError("hadamard: the Walsh-Hadamard matrix needs d to be a power of two, not " + std::to_string(d));
   std::int64_t bh;
   if (__builtin_mul_overflow(b, h, &bh)) throw InputError("attention: b*h overflows");
   checked_bytes("attention", {{bh, s * d}, {bh, s * s}}, DType::f32);
-  return std::make_unique<AttentionProblem>(b, h, s, d, causal != 0, dtype, outliers, per_head != 0);
+  return std::make_unique<AttentionProblem>(b, h, s, d, causal != 0, dtype, outliers, per_head, hadamard);
 }
 
 }  // namespace assay

@@ -76,6 +76,13 @@ class Workload {
     (void)name;
     return false;
   }
+  // A parameter that transforms the same drawn values rather than drawing others (attention's
+  // hadamard): the runner leaves it out of the input seed, so the cases it separates compare on
+  // the same data.
+  virtual bool param_keeps_values(const std::string& name) const {
+    (void)name;
+    return false;
+  }
   // Validates and builds; throws InputError naming the parameter ("m", ...) when invalid.
   virtual std::unique_ptr<Problem> make(const Params& params, DType dtype) const = 0;
 };

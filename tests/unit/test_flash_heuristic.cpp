@@ -5,6 +5,7 @@
 #include "kernels/attention/attention_configs.hpp"
 #ifdef ASSAY_HAVE_CUDA
 #include "kernels/attention/flash_attention.hpp"
+#include "kernels/attention/flash_attention_fp8.hpp"
 #endif
 
 using namespace assay;
@@ -64,5 +65,36 @@ TEST(FlashHeuristic, PicksByDeviceHeadDimAndGrid) {
 TEST(FlashHeuristic, ConfigurationNamesSayFamilyTileAndHeadDim) {
   EXPECT_EQ((kernels::FlashConfig{true, 128}.name(128)), "flash_wgmma_m128n128_d128");
   EXPECT_EQ((kernels::FlashConfig{false, 64}.name(64)), "flash_mma_m64n64_d64");
+}
+// The FP8 kernel: d 64, 128, 256; two consumers once 128-row blocks fill the SMs; V transposed
+// in the kernel while the grid is one wave (and d <= 128), by the pre-pass beyond.
+TEST(FlashFp8Heuristic, ConsumersAndTransposition) {
+  EXPECT_EQ(kernels::flash_fp8_unsupported(8, 512, 64), "");
+  EXPECT_EQ(kernels::flash_fp8_unsupported(1, 1, 256), "");
+  EXPECT_NE(kernels::flash_fp8_unsupported(8, 512, 96), "");
+  EXPECT_NE(kernels::flash_fp8_unsupported(65536, 512, 64), "");
+  auto fp8 = [](int heads, int s, int d) {
+    kernels::FlashFp8Args a;
+    a.heads = heads;
+    a.s = s;
+    a.d = d;
+    return a;
+  };
+  const auto mission = kernels::choose_flash_fp8_config(fp8(8, 512, 64), 132);  // 8 x 8 blocks of 64 rows
+  EXPECT_EQ(mission.consumers, 1);
+  EXPECT_TRUE(mission.vt_in_kernel);
+  EXPECT_EQ(kernels::flash_fp8_workspace_bytes(mission, 8, 512, 64), 0u);
+  const auto longer = kernels::choose_flash_fp8_config(fp8(64, 4096, 64), 132);
+  EXPECT_EQ(longer.consumers, 2);
+  EXPECT_FALSE(longer.vt_in_kernel);
+  EXPECT_EQ(kernels::flash_fp8_workspace_bytes(longer, 64, 4000, 64), 64u * 64 * 4096);  // s padded to 128
+  EXPECT_EQ(longer.name(64), "flash_fp8_wgmma_m128n128_d64_vtpass");
+  // d = 256 transposes in a pre-pass even in one wave; a pinned count is kept.
+  const auto d256 = kernels::choose_flash_fp8_config(fp8(2, 300, 256), 132, 2);
+  EXPECT_EQ(d256.consumers, 2);
+  EXPECT_FALSE(d256.vt_in_kernel);
+  // One wave of 128-row blocks exactly (132 = 66 heads x 2 blocks): still in the kernel.
+  EXPECT_TRUE(kernels::choose_flash_fp8_config(fp8(66, 256, 128), 132, 2).vt_in_kernel);
+  EXPECT_FALSE(kernels::choose_flash_fp8_config(fp8(67, 256, 128), 132, 2).vt_in_kernel);
 }
 #endif

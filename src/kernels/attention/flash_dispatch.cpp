@@ -2,6 +2,7 @@
 #include <cstdint>
 
 #include "kernels/attention/flash_attention.hpp"
+#include "kernels/attention/flash_attention_fp8.hpp"
 #include "kernels/attention/hopper/flash_hopper.hpp"
 #include "kernels/gemm/hopper/tensor_maps.hpp"
 
@@ -61,6 +62,40 @@ cudaError_t launch_flash_attention(const FlashAttentionArgs& a, const FlashConfi
   if (err != cudaSuccess) return err;
   if (!hopper::device_facts(device).hopper) return cudaErrorInvalidValue;
   return attention_hopper::launch(a, c.rows / 64, stream);
+}
+
+std::string flash_fp8_unsupported(long long heads, long long s, long long d) {
+  if (d != 64 && d != 128 && d != 256) return "the FP8 flash kernel takes d = 64, 128 or 256";
+  if (heads < 1 || heads > 65535) return "the FP8 flash kernel takes 1 <= b*h <= 65535 (grid.y)";
+  if (s < 1 || s > (1 << 30)) return "the FP8 flash kernel takes 1 <= s <= 2^30";
+  return {};
+}
+
+std::string FlashFp8Config::name(int d) const {
+  return "flash_fp8_wgmma_m" + std::to_string(64 * consumers) + "n128_d" + std::to_string(d) +
+         (vt_in_kernel ? "" : "_vtpass");
+}
+
+FlashFp8Config choose_flash_fp8_config(const FlashFp8Args& a, int sm_count, int consumers) {
+  FlashFp8Config c;
+  // Two consumer warp groups share each K/V block once 128-row blocks still give every SM one
+  // (at every d, unlike the 16-bit kernel: at (4, 16, 4096, d) two ran 628 against 763 µs at
+  // d = 64, 694 against 1024 at 128, 1028 against 1294 at d = 256 and 8k tokens); one below, where
+  // the call is latency-bound (8.9 against 11.3 µs at (1, 8, 512, 64)).
+  const long long big_blocks = static_cast<long long>(a.heads) * ((a.s + 127) / 128);
+  c.consumers = consumers > 0 ? consumers : (big_blocks >= sm_count ? 2 : 1);
+  // V's transposition: in the kernel while the grid fits in one wave, where the call is
+  // latency-bound and a pre-pass adds a launch and a DRAM round trip (8.8 against 11.8 µs at
+  // (1, 8, 512, 64)); beyond, the producer's transposition falls behind the consumers (896
+  // against 715 µs at (4, 16, 4096, 128)) and the pre-pass wins. d = 256: pre-pass only.
+  const long long blocks = static_cast<long long>(a.heads) * ((a.s + 64 * c.consumers - 1) / (64 * c.consumers));
+  c.vt_in_kernel = a.d <= 128 && blocks <= sm_count;
+  return c;
+}
+
+std::size_t flash_fp8_workspace_bytes(const FlashFp8Config& c, long long heads, long long s, long long d) {
+  if (c.vt_in_kernel) return 0;
+  return static_cast<std::size_t>(heads) * static_cast<std::size_t>(d) * static_cast<std::size_t>((s + 127) / 128 * 128);
 }
 
 }  // namespace assay::kernels

@@ -32,6 +32,7 @@
 #include <type_traits>
 
 #include "kernels/attention/hopper/attention_wgmma_ops.cuh"
+#include "kernels/attention/hopper/flash_hopper_common.cuh"
 #include "kernels/gemm/hopper/hopper_ptx.cuh"
 #include "kernels/gemm/hopper/tensor_maps.hpp"
 
@@ -56,17 +57,7 @@ constexpr int kRowBytes = 128; // one swizzle row: 64 elements of d
 constexpr int kProducerRegs = 24;
 constexpr int kConsumerRegs = 240;
 
-// Position in the stage ring: the stage, and the parity of its barriers' current phase.
-struct Ring {
-  int stage = 0;
-  unsigned phase = 0;
-  __device__ __forceinline__ void advance() {
-    if (++stage == kStages) {
-      stage = 0;
-      phase ^= 1;
-    }
-  }
-};
+using Ring = StageRing<kStages>;
 
 template <int kD, int C>
 struct Layout {
@@ -86,23 +77,6 @@ struct Layout {
 __device__ __forceinline__ std::uint64_t desc_at(std::uint32_t addr, std::uint32_t leading, std::uint32_t stride) {
   return ((addr & 0x3FFFF) >> 4) | (static_cast<std::uint64_t>((leading & 0x3FFFF) >> 4) << 16) |
          (static_cast<std::uint64_t>((stride & 0x3FFFF) >> 4) << 32) | (1ull << 62);
-}
-
-__device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap* map, std::uint32_t bar, int x, int y,
-                                            int z) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(dst),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(bar), "r"(x), "r"(y), "r"(z)
-      : "memory");
-}
-
-// 2^x on the SFU alone (MUFU.EX2), flushing denormal results to zero; exp2f adds a range
-// fix-up around it for denormals, which softmax weights below 2^-126 do not need. 2^-inf = 0.
-__device__ __forceinline__ float ex2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
 }
 
 template <bool kBf16>

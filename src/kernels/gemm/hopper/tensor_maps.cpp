@@ -80,11 +80,14 @@ cudaError_t cached_map(CUtensorMap& out, const MapKey& key) {
   const cuuint64_t pitch[2] = {cols * elem_bytes, cols * elem_bytes * rows};
   const cuuint32_t box[3] = {box_cols, box_rows, 1};
   const cuuint32_t unit[3] = {1, 1, 1};
+  // A box row of 64 bytes (the FP8 attention's d = 64 rows) takes the 64-byte swizzle, whose
+  // atom is 8 such rows; every other box here is 128 bytes wide.
+  const auto swizzle = box_cols * elem_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B;
   CUtensorMap map;
   const CUresult r = encode(&map, elem == MapElem::u8 ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : CU_TENSOR_MAP_DATA_TYPE_UINT16,
                             planes == 0 ? 2 : 3, const_cast<void*>(base), dims, pitch, box, unit,
                             CU_TENSOR_MAP_INTERLEAVE_NONE,
-                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) return cudaErrorInvalidValue;
   const std::size_t slot = cache.used < kCacheSize ? cache.used++ : (cache.next++ % kCacheSize);

@@ -21,7 +21,7 @@ const DeviceFacts& device_facts(int device);
 enum class MapElem { u8, u16 };
 
 // A 2-D row-major tensor of `rows` rows of `cols` elements (pitch cols * element size), boxes
-// of box_cols x box_rows, 128-byte swizzle, zeros outside, for the current device `device`.
+// of box_cols x box_rows, 128-byte swizzle (64-byte for a 64-byte box row), zeros outside, for the current device `device`.
 // Cached by all arguments: a cache hit costs a lookup, a miss one driver call.
 cudaError_t tensor_map(CUtensorMap& out, int device, MapElem elem, const void* base, std::uint64_t cols,
                        std::uint64_t rows, std::uint32_t box_cols, std::uint32_t box_rows);

@@ -1,0 +1,524 @@
+// FP8 (e4m3) flash attention forward for Hopper (sm_90a), d = 64, 128 or 256, bf16 out.
+//
+// The 16-bit kernel's structure (flash_hopper.cu): one producer warp group issuing TMA, C = 1
+// or 2 consumer warp groups of 64 query rows, a 2-stage ring of 128-key K and V blocks with
+// separate full/empty barriers, online softmax in registers, S, softmax and P·V serial within
+// a warp group. What FP8 changes:
+//
+//   K-major only  FP8 wgmma takes no transpose bit: both operands of S = Q·Kᵀ are K-major (d
+//                 contiguous, as stored), and P·V needs V with the key contiguous: Vt [d][key].
+//                 Two ways, chosen per shape (FlashFp8Config::vt_in_kernel):
+//                 - in the kernel: TMA brings a V block [128 keys][d] into a staging slot, the
+//                   128 producer threads write it as Vt (16-byte loads, 4x4 byte transposes)
+//                   in the 128-byte-swizzled K-major layout the wgmma reads, and one arrival
+//                   marks the Vt slot full. No extra launch or DRAM pass, but the producer's
+//                   transposition is slower than the consumers at long sequences;
+//                 - a pre-pass (transpose_v, inside the call) writes Vt [b·h][d][s padded to
+//                   128] to the workspace, zeros past s, and the kernel loads Vt blocks by TMA:
+//                   one more launch and 2x V's bytes (30 µs of 720 at (4, 16, 4096, 128), 4 µs
+//                   of 12 at (1, 8, 512, 64)).
+//   P in regs     The A fragment of an e4m3 k32 step holds 4 consecutive k per register
+//                 (row g: k 4t..4t+3 and 16+4t..16+4t+3; row g+8 likewise), while the fp32 S
+//                 accumulators hold key pairs 2t, 2t+1 of each n8 tile. Rather than shuffle
+//                 registers, the transpose permutes the keys of every 32 in Vt: logical k
+//                 16h + 4t + i holds key 16h + 8(i/2) + 2t + (i%2), exactly what the packed S
+//                 registers hold. Key order is free in P·V (a sum over keys) as long as P and V
+//                 agree, so P packs straight from the accumulators.
+//   P's range     e4m3 carries 3 mantissa bits and subnormals from 2^-9: P in [0, 1] loses its
+//                 small weights. P is computed as 2^(x - max + 8), in [0, 256], inside e4m3's
+//                 448. The row max is the max over every key so far, this block's included
+//                 (the max is taken before the exponent), so no P exceeds 2^8: a stale max
+//                 cannot saturate the cast here. The row sum is of the same scaled values,
+//                 so the 2^8 cancels in O / l.
+//   overlap       S_{j+1} and P_j·V_j are issued together and S_{j+1}'s softmax runs under
+//                 P_j·V_j (FlashAttention-3's intra-warp-group overlap): 7% at (4, 16, 4096,
+//                 128) over the serial order the 16-bit kernel keeps. Its ping-pong (named
+//                 barriers alternating the two consumers' wgmma issue) measured no change.
+//   descales      q·k descales fold into the softmax scale, v's into the epilogue's 1 / l;
+//                 read in the kernel from the device (per tensor or per (batch, head)).
+//   d = 64        a Q/K row is 64 bytes: 64-byte swizzle (tensor_maps.cpp picks it by box
+//                 width) with its 512-byte atom; d = 256 is two 128-byte atoms per row.
+#include <cuda_bf16.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/attention/flash_attention_fp8.hpp"
+#include "kernels/attention/hopper/attention_wgmma_ops.cuh"
+#include "kernels/attention/hopper/flash_hopper_common.cuh"
+#include "kernels/gemm/hopper/hopper_ptx.cuh"
+#include "kernels/gemm/hopper/tensor_maps.hpp"
+
+namespace assay::kernels {
+
+namespace {
+
+using namespace attention_hopper;
+using hopper::fence_registers;
+using hopper::mbar_arrive;
+using hopper::mbar_arrive_expect_tx;
+using hopper::mbar_init;
+using hopper::mbar_init_fence;
+using hopper::mbar_wait;
+using hopper::smem_u32;
+using hopper::wgmma_commit;
+using hopper::wgmma_fence;
+using hopper::wgmma_wait;
+
+constexpr int kBN = 128;  // keys per K/V block; also one 128-byte swizzle row of a Vt block
+constexpr int kStages = 2;
+// setmaxnreg moves registers within the block's allocation, 168 x 384 (the launch bound), so
+// producer + 2 x consumer <= 504: a claim beyond it waits forever. A TMA issuer needs 24; a
+// producer that transposes V 56 (its 16-byte loads and 4x4 transposes), leaving the consumers 224, which
+// d <= 128 fits without spills (d = 256 needs 240: it transposes in a pre-pass only).
+template <bool kVtInKernel>
+constexpr int kProducerRegs = kVtInKernel ? 56 : 24;
+template <bool kVtInKernel>
+constexpr int kConsumerRegs = kVtInKernel ? 224 : 240;
+constexpr float kPShift = 8.0f;  // P = 2^(x - max + 8) <= 256 < 448, e4m3's largest value
+
+using Ring = StageRing<kStages>;
+
+template <int kD, int C, bool kVtInKernel>
+struct Layout {
+  static constexpr int kRowBytes = kD < 128 ? kD : 128;  // one swizzle row of Q or K
+  static constexpr int kAtoms = kD / kRowBytes;          // swizzled sub-tiles across d
+  static constexpr std::uint64_t kSwizzle = kRowBytes == 128 ? 1 : 2;  // descriptor: 128 B or 64 B
+  static constexpr int kQRows = 64 * C;
+  static constexpr int kQBytes = kQRows * kD;
+  static constexpr int kKBytes = kBN * kD;  // a K block, a V block and a Vt block (d rows of 128 keys)
+  static constexpr int kStageBytes = 2 * kKBytes;  // K and Vt
+  static constexpr int kStagingOffset = kQBytes + kStages * kStageBytes;  // V as loaded (in-kernel transpose)
+  static constexpr int kBarrierOffset = kStagingOffset + (kVtInKernel ? kStages * kKBytes : 0);
+  static constexpr int kSmemBytes = kBarrierOffset + 8 * (1 + 5 * kStages) + 1024;
+  static constexpr int kThreads = 128 * (C + 1);
+  static_assert(kSmemBytes <= 227 * 1024, "the ring and Q exceed shared memory");
+};
+
+__device__ __forceinline__ std::uint64_t desc_at(std::uint32_t addr, std::uint32_t stride, std::uint64_t swizzle) {
+  return ((addr & 0x3FFFF) >> 4) | (1ull << 16) | (static_cast<std::uint64_t>((stride & 0x3FFFF) >> 4) << 32) |
+         (swizzle << 62);
+}
+
+// Four floats to e4m3 (round to nearest, saturating), `a` in the lowest byte.
+__device__ __forceinline__ std::uint32_t pack4_e4m3(float a, float b, float c, float d) {
+  std::uint16_t lo, hi;
+  asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(lo) : "f"(b), "f"(a));
+  asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(hi) : "f"(d), "f"(c));
+  return static_cast<std::uint32_t>(lo) | (static_cast<std::uint32_t>(hi) << 16);
+}
+
+// The key that logical position p (0..127) of a Vt block row holds (header: P in regs).
+__host__ __device__ constexpr int vt_key(int p) {
+  const int q = p % 32, i = q % 4;
+  return p - q + 16 * (q / 16) + 8 * (i / 2) + 2 * ((q % 16) / 4) + (i % 2);
+}
+
+// Vt[h][e][128·blk + p] = V[h][128·blk + vt_key(p)][e], 0 for keys past s. One block per 128
+// keys of a head: the keys' rows in, coalesced, through shared memory, d rows of 128 out.
+template <int kD>
+__global__ void __launch_bounds__(256) transpose_v(const std::uint8_t* __restrict__ v, std::uint8_t* __restrict__ vt,
+                                                  int s, int s_pad) {
+  constexpr int kPitch = kD + 4;  // keeps a column's bytes off one bank
+  __shared__ __align__(16) std::uint8_t tile[kBN * kPitch];
+  const int head = blockIdx.y, k0 = blockIdx.x * kBN;
+  const std::uint8_t* src = v + static_cast<std::size_t>(head) * s * kD;
+  for (int c = threadIdx.x; c < kBN * kD / 16; c += blockDim.x) {
+    const int r = c / (kD / 16), col = (c % (kD / 16)) * 16;
+    uint4 x = make_uint4(0, 0, 0, 0);
+    if (k0 + r < s) x = *reinterpret_cast<const uint4*>(src + static_cast<std::size_t>(k0 + r) * kD + col);
+    auto* dst = reinterpret_cast<std::uint32_t*>(&tile[r * kPitch + col]);
+    dst[0] = x.x;
+    dst[1] = x.y;
+    dst[2] = x.z;
+    dst[3] = x.w;
+  }
+  __syncthreads();
+  std::uint8_t* out = vt + static_cast<std::size_t>(head) * kD * s_pad + k0;
+  for (int c = threadIdx.x; c < kD * 8; c += blockDim.x) {
+    const int e = c / 8, chunk = c % 8;  // 16 keys of row e
+    std::uint32_t w[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      w[i] = 0;
+#pragma unroll
+      for (int b = 0; b < 4; ++b) {
+        // vt_key(16·chunk + j) = 32·(chunk/2) + vt_key(16·(chunk%2) + j): the constant part unrolls.
+        const int key = 32 * (chunk / 2) + ((chunk % 2) ? vt_key(16 + 4 * i + b) : vt_key(4 * i + b));
+        w[i] |= static_cast<std::uint32_t>(tile[key * kPitch + e]) << (8 * b);
+      }
+    }
+    *reinterpret_cast<uint4*>(out + static_cast<std::size_t>(e) * s_pad + chunk * 16) = make_uint4(w[0], w[1], w[2], w[3]);
+  }
+}
+
+// Byte offset of (key, col) in a staged V block: TMA's swizzled atoms of 128 keys x kRB bytes
+// (the 128-byte swizzle XORs address bits 4-6 with bits 7-9, the 64-byte one bits 4-5 with 7-8).
+template <int kRB>
+__device__ __forceinline__ int staged_offset(int key, int col) {
+  const int atom = col / kRB, c = col % kRB;
+  const int chunk = (c >> 4) ^ (kRB == 128 ? (key & 7) : ((key >> 1) & 3));
+  return atom * (kBN * kRB) + key * kRB + chunk * 16 + (c & 15);
+}
+
+// The producer warp group's transpose of one staged V block into a Vt slot (header). Item
+// (q, c): keys vt_key(4q + 0..3) = base + {0, 1, 8, 9} at d bytes 16c..16c+15 (four 16-byte
+// loads) become bytes 4q..4q+3 of Vt rows 16c..16c+15 (four 4x4 byte transposes). Lanes take
+// 16 q by 2 c: 2-way bank conflicts on both sides.
+__device__ __forceinline__ void transpose4x4(const std::uint32_t (&r)[4], std::uint32_t (&c)[4]) {
+  const std::uint32_t t0 = __byte_perm(r[0], r[1], 0x5140), t1 = __byte_perm(r[0], r[1], 0x7362);
+  const std::uint32_t t2 = __byte_perm(r[2], r[3], 0x5140), t3 = __byte_perm(r[2], r[3], 0x7362);
+  c[0] = __byte_perm(t0, t2, 0x5410);
+  c[1] = __byte_perm(t0, t2, 0x7632);
+  c[2] = __byte_perm(t1, t3, 0x5410);
+  c[3] = __byte_perm(t1, t3, 0x7632);
+}
+
+template <int kD, int kRB>
+__device__ __forceinline__ void transpose_v_block(const unsigned char* staged, unsigned char* vt, int tid) {
+  constexpr int kChunks = kD / 16;
+#pragma unroll 1
+  for (int it = tid; it < 32 * kChunks; it += 128) {
+    const int rest = it / 32;
+    const int q = (rest % 2) * 16 + it % 16, c = (rest / 2) * 2 + (it / 16) % 2;
+    const int base = vt_key(4 * q);
+    uint4 in[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      in[k] = *reinterpret_cast<const uint4*>(staged + staged_offset<kRB>(base + (k & 1) + 8 * (k >> 1), 16 * c));
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const std::uint32_t rows[4] = {(&in[0].x)[i], (&in[1].x)[i], (&in[2].x)[i], (&in[3].x)[i]};
+      std::uint32_t cols[4];
+      transpose4x4(rows, cols);
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int e = 16 * c + 4 * i + j;  // Vt row: 128 bytes, 128-byte swizzle
+        *reinterpret_cast<std::uint32_t*>(vt + e * 128 + (((q / 4) ^ (e % 8)) * 16) + (q % 4) * 4) = cols[j];
+      }
+    }
+  }
+}
+
+// Named barrier 1 (0 is __syncthreads): the producer warp group's 128 threads. Not bar.sync,
+// which is barrier.sync.aligned: warp 0 arrives diverged (thread 0 issues the TMAs), and the
+// aligned form hung there.
+__device__ __forceinline__ void producer_sync() { asm volatile("barrier.sync 1, 128;" ::: "memory"); }
+
+template <int kD, int C, bool kVtInKernel>
+__global__ void __launch_bounds__(Layout<kD, C, kVtInKernel>::kThreads, 1)
+    flash_fp8_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
+                     const __grid_constant__ CUtensorMap map_v, __nv_bfloat16* __restrict__ o,  // map_v: V, or Vt (pre-pass)
+                     const float* __restrict__ q_descale, const float* __restrict__ k_descale,
+                     const float* __restrict__ v_descale, int per_head, int s, int causal, float scale_log2) {
+  using L = Layout<kD, C, kVtInKernel>;
+  constexpr int kRB = L::kRowBytes;
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem =
+      reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
+  const std::uint32_t sq = smem_u32(smem);
+  const std::uint32_t skv = sq + L::kQBytes;
+  const std::uint32_t q_full = sq + L::kBarrierOffset;
+  const std::uint32_t full_k = q_full + 8, full_v = full_k + 8 * kStages;
+  const std::uint32_t empty_k = full_v + 8 * kStages, empty_v = empty_k + 8 * kStages;
+  const std::uint32_t staged_full = empty_v + 8 * kStages;
+
+  const int warp_group = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
+  const int tid = threadIdx.x % 128;
+  const int qb = causal ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
+  const int head = blockIdx.y;
+  const int q0 = qb * L::kQRows;
+  const int kv_end = causal ? min(q0 + L::kQRows, s) : s;
+  const int kv_blocks = (kv_end + kBN - 1) / kBN;
+
+  if (threadIdx.x == 0) {
+    hopper::prefetch_tensor_map(&map_q);
+    hopper::prefetch_tensor_map(&map_k);
+    hopper::prefetch_tensor_map(&map_v);
+    auto* bars = reinterpret_cast<std::uint64_t*>(smem + L::kBarrierOffset);
+    mbar_init(&bars[0], 1);
+    for (int st = 0; st < kStages; ++st) {
+      mbar_init(&bars[1 + st], 1);
+      mbar_init(&bars[1 + kStages + st], 1);
+      mbar_init(&bars[1 + 2 * kStages + st], C);
+      mbar_init(&bars[1 + 3 * kStages + st], C);
+      mbar_init(&bars[1 + 4 * kStages + st], 1);  // staged_full: the producer's arrival + TMA bytes
+    }
+    mbar_init_fence();
+  }
+  __syncthreads();
+
+  if (warp_group == 0) {
+    if constexpr (C > 1) hopper::regs_release<kProducerRegs<kVtInKernel>>();
+    auto* bars = reinterpret_cast<std::uint64_t*>(smem + L::kBarrierOffset);
+    Ring rk;
+    // Thread 0 issues every TMA: Q, K one block ahead of the consumers' use, V into the staging
+    // slot of its Vt slot (block j in slot j % kStages of both).
+    auto load_k = [&](int block) {
+      mbar_wait(empty_k + 8 * rk.stage, rk.phase ^ 1);
+      const std::uint32_t dst = skv + rk.stage * L::kStageBytes;
+      mbar_arrive_expect_tx(&bars[1 + rk.stage], L::kKBytes);
+#pragma unroll
+      for (int a = 0; a < L::kAtoms; ++a)
+        tma_load_3d(dst + a * kBN * kRB, &map_k, full_k + 8 * rk.stage, a * kRB, block * kBN, head);
+      rk.advance();
+    };
+    auto load_v = [&](int block, int slot) {
+      const std::uint32_t dst = sq + L::kStagingOffset + slot * L::kKBytes;
+      mbar_arrive_expect_tx(&bars[1 + 4 * kStages + slot], L::kKBytes);
+#pragma unroll
+      for (int a = 0; a < L::kAtoms; ++a)
+        tma_load_3d(dst + a * kBN * kRB, &map_v, staged_full + 8 * slot, a * kRB, block * kBN, head);
+    };
+    if (tid == 0) {
+      mbar_arrive_expect_tx(&bars[0], L::kQBytes);
+#pragma unroll
+      for (int a = 0; a < L::kAtoms; ++a) tma_load_3d(sq + a * L::kQRows * kRB, &map_q, q_full, a * kRB, q0, head);
+      load_k(0);
+    }
+    if constexpr (!kVtInKernel) {
+      // Vt from the pre-pass: one box of d rows x 128 keys per block, K running one block ahead.
+      if (tid == 0) {
+        Ring rv;
+        for (int j = 0; j < kv_blocks; ++j) {
+          if (j + 1 < kv_blocks) load_k(j + 1);
+          mbar_wait(empty_v + 8 * rv.stage, rv.phase ^ 1);
+          mbar_arrive_expect_tx(&bars[1 + kStages + rv.stage], L::kKBytes);
+          tma_load_3d(skv + rv.stage * L::kStageBytes + L::kKBytes, &map_v, full_v + 8 * rv.stage, j * kBN, 0, head);
+          rv.advance();
+        }
+      }
+      return;
+    }
+    if (tid == 0)
+      for (int j = 0; j < kStages && j < kv_blocks; ++j) load_v(j, j);
+    Ring rv;
+    for (int j = 0; j < kv_blocks; ++j) {
+      if (tid == 0 && j + 1 < kv_blocks) load_k(j + 1);
+      mbar_wait(staged_full + 8 * rv.stage, rv.phase);
+      mbar_wait(empty_v + 8 * rv.stage, rv.phase ^ 1);
+      transpose_v_block<kD, kRB>(smem + L::kStagingOffset + rv.stage * L::kKBytes,
+                                 smem + L::kQBytes + rv.stage * L::kStageBytes + L::kKBytes, tid);
+      // The generic-proxy writes of Vt before the wgmmas (async proxy) read them; the staging
+      // slot's reads before the next TMA overwrites it.
+      hopper::fence_proxy_async_smem();
+      producer_sync();
+      if (tid == 0) {
+        mbar_arrive(full_v + 8 * rv.stage);
+        if (j + kStages < kv_blocks) load_v(j + kStages, rv.stage);
+      }
+      rv.advance();
+    }
+    return;
+  }
+
+  if constexpr (C > 1) hopper::regs_claim<kConsumerRegs<kVtInKernel>>();
+  const int consumer = warp_group - 1;
+  const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
+  const int warp_row0 = q0 + consumer * 64 + warp * 16;
+  const int row0 = warp_row0 + g;
+  const int scale_index = per_head ? head : 0;
+  const float sl = scale_log2 * q_descale[scale_index] * k_descale[scale_index];
+  const float v_descale_here = v_descale[scale_index];
+
+  float oacc[kD / 2];
+#pragma unroll
+  for (int i = 0; i < kD / 2; ++i) oacc[i] = 0.0f;
+  float row_max[2] = {-INFINITY, -INFINITY};
+  float row_sum[2] = {0.0f, 0.0f};
+  const std::uint32_t q_addr = sq + consumer * 64 * kRB;
+  mbar_wait(q_full, 0);
+
+  auto issue_s = [&](float (&sacc)[kBN / 2], int stage) {
+    const std::uint32_t sk = skv + stage * L::kStageBytes;
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kD / 32; ++kk) {
+      // A k32 step is 32 bytes along a swizzled row; past a row, the next atom.
+      const int atom = kk / (kRB / 32), off = (kk % (kRB / 32)) * 32;
+      const std::uint64_t da = desc_at(q_addr + atom * L::kQRows * kRB + off, 8 * kRB, L::kSwizzle);
+      const std::uint64_t db = desc_at(sk + atom * kBN * kRB + off, 8 * kRB, L::kSwizzle);
+      wgmma_ss_kk_e4m3<kBN>(sacc, da, db, kk > 0 ? 1 : 0);
+    }
+    wgmma_commit();
+  };
+  auto issue_pv = [&](const std::uint32_t (&pa)[kBN / 32][4], int stage) {
+    const std::uint32_t sv = skv + stage * L::kStageBytes + L::kKBytes;
+    wgmma_fence();
+#pragma unroll
+    for (int kj = 0; kj < kBN / 32; ++kj)  // Vt: d rows of 128 bytes; a k32 step is 32 of them
+      wgmma_rs_kk_e4m3<kD>(oacc, pa[kj], desc_at(sv + kj * 32, 1024, 1), 1);
+    wgmma_commit();
+  };
+  // Online softmax in the log2 domain; P = 2^(x·sl - m·sl + 8) (header: P's range).
+  auto softmax = [&](float (&sacc)[kBN / 2], int j, float (&alpha)[2]) {
+    const int k0 = j * kBN;
+    if (k0 + kBN > s || (causal && k0 + kBN - 1 > warp_row0)) {
+#pragma unroll
+      for (int nt = 0; nt < kBN / 8; ++nt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int key = k0 + nt * 8 + 2 * t + (e & 1);
+          const int row = row0 + (e >> 1) * 8;
+          if (key >= s || (causal && key > row)) sacc[4 * nt + e] = -INFINITY;
+        }
+    }
+    // Max and sum over 4 partials each: one chain of 32 dependent FMNMX / FADD per row
+    // stalled on their latency ("wait").
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float part[4] = {row_max[r], -INFINITY, -INFINITY, -INFINITY};
+#pragma unroll
+      for (int nt = 0; nt < kBN / 8; ++nt)
+        part[nt % 4] = fmaxf(part[nt % 4], fmaxf(sacc[4 * nt + 2 * r], sacc[4 * nt + 2 * r + 1]));
+      float mx = fmaxf(fmaxf(part[0], part[1]), fmaxf(part[2], part[3]));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      const float m_scaled = mx == -INFINITY ? 0.0f : mx * sl;
+      alpha[r] = ex2(row_max[r] * sl - m_scaled);
+      row_max[r] = mx;
+      const float bias = kPShift - m_scaled;
+      float sums[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+      for (int nt = 0; nt < kBN / 8; ++nt) {
+        const float p0 = ex2(fmaf(sacc[4 * nt + 2 * r], sl, bias));
+        const float p1 = ex2(fmaf(sacc[4 * nt + 2 * r + 1], sl, bias));
+        sacc[4 * nt + 2 * r] = p0;
+        sacc[4 * nt + 2 * r + 1] = p1;
+        sums[nt % 4] += p0 + p1;
+      }
+      row_sum[r] = row_sum[r] * alpha[r] + ((sums[0] + sums[1]) + (sums[2] + sums[3]));
+    }
+  };
+  auto rescale_o = [&](const float (&alpha)[2]) {
+#pragma unroll
+    for (int dt = 0; dt < kD / 8; ++dt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) oacc[4 * dt + e] *= alpha[e >> 1];
+  };
+  // k32 step kj covers n8 tiles 4kj..4kj+3; register r of its A fragment takes, for row g
+  // (r = 0, 2) or g + 8 (r = 1, 3), the key pairs of tiles 4kj + 2(r/2) and 4kj + 2(r/2) + 1.
+  auto pack_p = [&](const float (&sacc)[kBN / 2], std::uint32_t (&pa)[kBN / 32][4]) {
+#pragma unroll
+    for (int kj = 0; kj < kBN / 32; ++kj)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const int n0 = 4 * (4 * kj + 2 * (r / 2)), n1 = n0 + 4, e = 2 * (r % 2);
+        pa[kj][r] = pack4_e4m3(sacc[n0 + e], sacc[n0 + e + 1], sacc[n1 + e], sacc[n1 + e + 1]);
+      }
+  };
+
+  float sacc[kBN / 2];
+  std::uint32_t pa[kBN / 32][4];
+  float alpha[2];
+  // S_{j+1} and P_j·V_j issued together; the softmax of S_{j+1} runs while P_j·V_j (and,
+  // with two consumers, the other warp group's pair) occupies the tensor cores. P_{j+1} is
+  // packed once P_j·V_j has retired: the wgmma reads its A registers until then.
+  Ring rk, rv;
+  mbar_wait(full_k + 8 * rk.stage, rk.phase);
+  issue_s(sacc, rk.stage);
+  wgmma_wait<0>();
+  fence_registers(sacc);
+  if (tid == 0) mbar_arrive(empty_k + 8 * rk.stage);
+  rk.advance();
+  softmax(sacc, 0, alpha);
+  pack_p(sacc, pa);
+  // The last block apart: no S after it. (Branching on it inside the loop made ptxas
+  // serialise the wgmmas, C7514.)
+  for (int j = 0; j + 1 < kv_blocks; ++j) {
+    mbar_wait(full_k + 8 * rk.stage, rk.phase);
+    issue_s(sacc, rk.stage);
+    mbar_wait(full_v + 8 * rv.stage, rv.phase);
+    issue_pv(pa, rv.stage);
+    wgmma_wait<1>();
+    fence_registers(sacc);
+    if (tid == 0) mbar_arrive(empty_k + 8 * rk.stage);
+    rk.advance();
+    softmax(sacc, j + 1, alpha);
+    wgmma_wait<0>();
+    fence_registers(oacc);
+    if (tid == 0) mbar_arrive(empty_v + 8 * rv.stage);
+    rv.advance();
+    rescale_o(alpha);
+    pack_p(sacc, pa);
+  }
+  mbar_wait(full_v + 8 * rv.stage, rv.phase);
+  issue_pv(pa, rv.stage);
+  wgmma_wait<0>();
+  fence_registers(oacc);
+
+  __nv_bfloat16* out = o + static_cast<std::size_t>(head) * s * kD;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float sum = row_sum[r];
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    const float inv = sum > 0.0f ? v_descale_here / sum : 0.0f;
+    const int row = row0 + r * 8;
+    if (row >= s) continue;
+    __nv_bfloat16* dst = out + static_cast<std::size_t>(row) * kD;
+#pragma unroll
+    for (int dt = 0; dt < kD / 8; ++dt) {
+      const __nv_bfloat162 h = __floats2bfloat162_rn(oacc[4 * dt + 2 * r] * inv, oacc[4 * dt + 2 * r + 1] * inv);
+      *reinterpret_cast<__nv_bfloat162*>(dst + dt * 8 + 2 * t) = h;
+    }
+  }
+}
+
+template <int kD, int C, bool kVtInKernel>
+cudaError_t launch_config(const FlashFp8Args& a, cudaStream_t stream) {
+  using L = Layout<kD, C, kVtInKernel>;
+  static const cudaError_t attr = cudaFuncSetAttribute(flash_fp8_kernel<kD, C, kVtInKernel>,
+                                                       cudaFuncAttributeMaxDynamicSharedMemorySize, L::kSmemBytes);
+  if (attr != cudaSuccess) return attr;
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  CUtensorMap map_q, map_k, map_v;
+  using hopper::MapElem;
+  if ((err = hopper::tensor_map_3d(map_q, device, MapElem::u8, a.q, kD, a.s, a.heads, L::kRowBytes, L::kQRows)) !=
+          cudaSuccess ||
+      (err = hopper::tensor_map_3d(map_k, device, MapElem::u8, a.k, kD, a.s, a.heads, L::kRowBytes, kBN)) !=
+          cudaSuccess)
+    return err;
+  if constexpr (kVtInKernel) {
+    err = hopper::tensor_map_3d(map_v, device, MapElem::u8, a.v, kD, a.s, a.heads, L::kRowBytes, kBN);
+  } else {
+    const int s_pad = (a.s + kBN - 1) / kBN * kBN;
+    transpose_v<kD><<<dim3(s_pad / kBN, a.heads), 256, 0, stream>>>(
+        static_cast<const std::uint8_t*>(a.v), static_cast<std::uint8_t*>(a.workspace), a.s, s_pad);
+    if ((err = cudaGetLastError()) != cudaSuccess) return err;
+    err = hopper::tensor_map_3d(map_v, device, MapElem::u8, a.workspace, s_pad, kD, a.heads, kBN, kD);
+  }
+  if (err != cudaSuccess) return err;
+  const dim3 grid((a.s + L::kQRows - 1) / L::kQRows, a.heads);
+  flash_fp8_kernel<kD, C, kVtInKernel><<<grid, L::kThreads, L::kSmemBytes, stream>>>(
+      map_q, map_k, map_v, static_cast<__nv_bfloat16*>(a.o), a.q_descale, a.k_descale, a.v_descale,
+      a.per_head_scales ? 1 : 0, a.s, a.causal ? 1 : 0, a.scale * 1.4426950408889634f);
+  return cudaGetLastError();
+}
+
+template <int kD, bool kVtInKernel>
+cudaError_t launch_d(const FlashFp8Args& a, int consumers, cudaStream_t stream) {
+  return consumers == 2 ? launch_config<kD, 2, kVtInKernel>(a, stream) : launch_config<kD, 1, kVtInKernel>(a, stream);
+}
+
+}  // namespace
+
+cudaError_t launch_flash_attention_fp8(const FlashFp8Args& a, const FlashFp8Config& c, cudaStream_t stream) {
+  if (!flash_fp8_unsupported(a.heads, a.s, a.d).empty() || (c.consumers != 1 && c.consumers != 2) ||
+      (c.vt_in_kernel && a.d == 256) || (!c.vt_in_kernel && a.workspace == nullptr))
+    return cudaErrorInvalidValue;
+  for (const void* p : {a.q, a.k, a.v, static_cast<const void*>(a.o), static_cast<const void*>(a.workspace)})
+    if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) return cudaErrorInvalidValue;
+  if (!a.q || !a.k || !a.v || !a.o || !a.q_descale || !a.k_descale || !a.v_descale) return cudaErrorInvalidValue;
+  int device = 0;
+  const cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  if (!hopper::device_facts(device).hopper) return cudaErrorInvalidValue;
+  if (a.d == 256) return launch_d<256, false>(a, c.consumers, stream);
+  if (c.vt_in_kernel) return a.d == 64 ? launch_d<64, true>(a, c.consumers, stream) : launch_d<128, true>(a, c.consumers, stream);
+  return a.d == 64 ? launch_d<64, false>(a, c.consumers, stream) : launch_d<128, false>(a, c.consumers, stream);
+}
+
+}  // namespace assay::kernels
