@@ -2,8 +2,7 @@
 //
 // The 16-bit kernel's structure (flash_hopper.cu): one producer warp group issuing TMA, C = 1
 // or 2 consumer warp groups of 64 query rows, a 2-stage ring of 128-key K and V blocks with
-// separate full/empty barriers, online softmax in registers, S, softmax and P·V serial within
-// a warp group. What FP8 changes:
+// separate full/empty barriers, online softmax in registers. What FP8 changes:
 //
 //   K-major only  FP8 wgmma takes no transpose bit: both operands of S = Q·Kᵀ are K-major (d
 //                 contiguous, as stored), and P·V needs V with the key contiguous: Vt [d][key].
