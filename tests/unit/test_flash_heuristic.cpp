@@ -67,17 +67,19 @@ TEST(FlashHeuristic, ConfigurationNamesSayFamilyTileAndHeadDim) {
   EXPECT_EQ((kernels::FlashConfig{false, 64}.name(64)), "flash_mma_m64n64_d64");
 }
 // The FP8 kernel: d 64, 128, 256; two consumers once 128-row blocks fill the SMs; V transposed
-// in the kernel while the grid is one wave (and d <= 128), by the pre-pass beyond.
+// in the kernel up to 3 waves of work (d <= 128, a causal block counting half), by the pre-pass
+// beyond.
 TEST(FlashFp8Heuristic, ConsumersAndTransposition) {
   EXPECT_EQ(kernels::flash_fp8_unsupported(8, 512, 64), "");
   EXPECT_EQ(kernels::flash_fp8_unsupported(1, 1, 256), "");
   EXPECT_NE(kernels::flash_fp8_unsupported(8, 512, 96), "");
   EXPECT_NE(kernels::flash_fp8_unsupported(65536, 512, 64), "");
-  auto fp8 = [](int heads, int s, int d) {
+  auto fp8 = [](int heads, int s, int d, bool causal = false) {
     kernels::FlashFp8Args a;
     a.heads = heads;
     a.s = s;
     a.d = d;
+    a.causal = causal;
     return a;
   };
   const auto mission = kernels::choose_flash_fp8_config(fp8(8, 512, 64), 132);  // 8 x 8 blocks of 64 rows
@@ -93,8 +95,11 @@ TEST(FlashFp8Heuristic, ConsumersAndTransposition) {
   const auto d256 = kernels::choose_flash_fp8_config(fp8(2, 300, 256), 132, 2);
   EXPECT_EQ(d256.consumers, 2);
   EXPECT_FALSE(d256.vt_in_kernel);
-  // One wave of 128-row blocks exactly (132 = 66 heads x 2 blocks): still in the kernel.
-  EXPECT_TRUE(kernels::choose_flash_fp8_config(fp8(66, 256, 128), 132, 2).vt_in_kernel);
-  EXPECT_FALSE(kernels::choose_flash_fp8_config(fp8(67, 256, 128), 132, 2).vt_in_kernel);
+  // 3 waves of 128-row blocks exactly (396 = 198 heads x 2 blocks): still in the kernel; causal
+  // blocks count half.
+  EXPECT_TRUE(kernels::choose_flash_fp8_config(fp8(198, 256, 128), 132, 2).vt_in_kernel);
+  EXPECT_FALSE(kernels::choose_flash_fp8_config(fp8(199, 256, 128), 132, 2).vt_in_kernel);
+  EXPECT_TRUE(kernels::choose_flash_fp8_config(fp8(199, 256, 128, true), 132, 2).vt_in_kernel);
+  EXPECT_FALSE(kernels::choose_flash_fp8_config(fp8(64, 4096, 128, true), 132).vt_in_kernel);
 }
 #endif

@@ -84,12 +84,16 @@ FlashFp8Config choose_flash_fp8_config(const FlashFp8Args& a, int sm_count, int 
   // the call is latency-bound (8.9 against 11.3 µs at (1, 8, 512, 64)).
   const long long big_blocks = static_cast<long long>(a.heads) * ((a.s + 127) / 128);
   c.consumers = consumers > 0 ? consumers : (big_blocks >= sm_count ? 2 : 1);
-  // V's transposition: in the kernel while the grid fits in one wave, where the call is
-  // latency-bound and a pre-pass adds a launch and a DRAM round trip (8.8 against 11.8 µs at
-  // (1, 8, 512, 64)); beyond, the producer's transposition falls behind the consumers (896
-  // against 715 µs at (4, 16, 4096, 128)) and the pre-pass wins. d = 256: pre-pass only.
+  // V's transposition: in the kernel while the grid is at most 3 waves of work (a causal block
+  // counts half), where a pre-pass's launch and DRAM round trip cost more than the producer's
+  // transposition slows the consumers; beyond, the pre-pass. Measured (cold, µs, in-kernel
+  // against pre-pass): 8.8 / 11.8 at (1, 8, 512, 64); 1 wave 25.1 / 27.1 (d 128) and 13.2 / 15.1
+  // (d 64); 2 waves 42.7 / 43.7 and 21.9 / 23.0; 4 waves 77.2 / 75.3 and 39.1 / 39.0, causal
+  // (2 waves of work) 30.6 / 32.5; 8 waves 144.2 / 136.0 and 74.1 / 70.4; (4, 16, 4096, 128)
+  // 896 / 715. d = 256: pre-pass only.
   const long long blocks = static_cast<long long>(a.heads) * ((a.s + 64 * c.consumers - 1) / (64 * c.consumers));
-  c.vt_in_kernel = a.d <= 128 && blocks <= sm_count;
+  const double waves = static_cast<double>(blocks) * (a.causal ? 0.5 : 1.0) / sm_count;
+  c.vt_in_kernel = a.d <= 128 && waves <= 3.0;
   return c;
 }
 
