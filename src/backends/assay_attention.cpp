@@ -29,6 +29,15 @@ class AttentionReferenceInstance final : public GpuInstance {
   AttentionReferenceInstance(const AttentionProblem& p, const std::vector<HostTensor>& inputs)
       : GpuInstance(p, inputs), p_(p) {
     const std::size_t scores = static_cast<std::size_t>(p.b() * p.h() * p.s() * p.s());
+    // The s x s scores are not in the problem's device_bytes (the fused kernels need none): a
+    // problem too large for them here is a skip with the sizes, not a failed allocation.
+    std::size_t free = 0, total = 0;
+    ASSAY_CUDA(cudaMemGetInfo(&free, &total));
+    const double need = static_cast<double>(scores) * (sizeof(float) + dtype_size(p.dtype()));
+    if (need > 0.9 * static_cast<double>(free))
+      throw SkipError("the unfused reference needs " + std::to_string(static_cast<long long>(need / (1 << 20))) +
+                      " MiB for the b*h*s*s scores and probabilities; " +
+                      std::to_string(static_cast<long long>(free >> 20)) + " MiB is free");
     scores_ = static_cast<float*>(scratch(scores * sizeof(float)));
     probs_ = scratch(scores * dtype_size(p.dtype()));
     check(api().create(&handle_), "cublasCreate");

@@ -68,9 +68,13 @@ double AttentionProblem::min_bytes() const {
 }
 
 std::uint64_t AttentionProblem::device_bytes() const {
-  // Q, K, V, O, plus fp32 scores and the probabilities of the reference backend (b*h*s*s each).
-  const double scores = static_cast<double>(b_) * h_ * s_ * s_;
-  return static_cast<std::uint64_t>(min_bytes() + scores * (4 + dtype_size(dtype_)));
+  // The fused kernels' working set: Q, K, V, O and, for f8e4m3, V transposed (assay's pre-pass,
+  // s padded to 128) and cuDNN's e4m3 O. The unfused reference's b·h·s² scores are its own
+  // scratch, checked when it is built (backends/assay_attention.cpp): counted here, they refused
+  // every long-context case (16 heads at 32k tokens "needed" 96 GiB).
+  const double n = static_cast<double>(b_) * h_ * s_ * d_;
+  const double fp8_extra = dtype_ == DType::f8e4m3 ? static_cast<double>(b_) * h_ * ((s_ + 127) / 128 * 128) * d_ + n : 0;
+  return static_cast<std::uint64_t>(min_bytes() + fp8_extra);
 }
 
 std::vector<float> AttentionProblem::values(std::uint64_t seed, int which) const {

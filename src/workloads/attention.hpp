@@ -34,7 +34,7 @@ class AttentionProblem final : public Problem {
   std::string output_name() const override { return "O"; }
   double flops() const override;
   double min_bytes() const override;
-  std::uint64_t device_bytes() const override;  // includes the s x s score matrices of the reference backend
+  std::uint64_t device_bytes() const override;  // the fused kernels' (the reference's s x s scores are not)
   std::vector<HostTensor> make_inputs(std::uint64_t seed) const override;
   HostTensor output_like() const override;
   // A "row" is one query row (d outputs); sampled rows are spread over all b*h*s of them.

@@ -293,3 +293,14 @@ TEST(AttentionF8, HadamardCutsTheRmseOnOutliers) {
     EXPECT_LT(rotated, 0.7 * plain) << "d = " << d;
   }
 }
+
+// device_bytes is the fused kernels' working set (Q, K, V, O; for f8e4m3 also V transposed with s
+// padded to 128, and cuDNN's e4m3 O), not the unfused reference's s x s scores, which refused
+// long-context cases on an 80 GB GPU.
+TEST(Attention, DeviceBytesAreTheFusedKernelsWorkingSet) {
+  const AttentionProblem f16(1, 16, 32768, 128, false, DType::f16);
+  EXPECT_EQ(f16.device_bytes(), 4ull * 16 * 32768 * 128 * 2);
+  const AttentionProblem f8(1, 2, 100, 64, false, DType::f8e4m3);
+  const std::uint64_t n = 2 * 100 * 64;
+  EXPECT_EQ(f8.device_bytes(), 3 * n + 2 * n + 3 * 4 + 2 * 128 * 64 + n);
+}
