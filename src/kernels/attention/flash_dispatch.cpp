@@ -79,9 +79,10 @@ std::string FlashFp8Config::name(int d) const {
 FlashFp8Config choose_flash_fp8_config(const FlashFp8Args& a, int sm_count, int consumers) {
   FlashFp8Config c;
   // Two consumer warp groups share each K/V block once 128-row blocks still give every SM one
-  // (at every d, unlike the 16-bit kernel: at (4, 16, 4096, d) two ran 628 against 763 µs at
-  // d = 64, 694 against 1024 at 128, 1028 against 1294 at d = 256 and 8k tokens); one below, where
-  // the call is latency-bound (8.9 against 11.3 µs at (1, 8, 512, 64)).
+  // (at every d, unlike the 16-bit kernel: two ran 628 against 763 µs at (4, 16, 4096, 64) and
+  // 1028 against 1294 at (1, 16, 8192, 256), and 766 against 1045 at (4, 16, 4096, 128) in the
+  // first version); one below, where the call is latency-bound (8.9 against 11.3 µs at
+  // (1, 8, 512, 64)).
   const long long big_blocks = static_cast<long long>(a.heads) * ((a.s + 127) / 128);
   c.consumers = consumers > 0 ? consumers : (big_blocks >= sm_count ? 2 : 1);
   // V's transposition: in the kernel while the grid is at most 3 waves of work (a causal block
