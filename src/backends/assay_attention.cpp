@@ -76,17 +76,24 @@ class AttentionReferenceInstance final : public GpuInstance {
   cublasHandle_t handle_ = nullptr;
 };
 
-kernels::FlashAttentionArgs args(const AttentionProblem& p, const void* q, const void* k, const void* v, void* o) {
-  kernels::FlashAttentionArgs a;
-  a.q = q;
-  a.k = k;
-  a.v = v;
-  a.o = o;
+// The shape fields both flash kernels' arguments have.
+template <class Args>
+Args shape_args(const AttentionProblem& p) {
+  Args a;
   a.heads = static_cast<int>(p.b() * p.h());
   a.s = static_cast<int>(p.s());
   a.d = static_cast<int>(p.d());
   a.causal = p.causal();
   a.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.d())));
+  return a;
+}
+
+kernels::FlashAttentionArgs args(const AttentionProblem& p, const void* q, const void* k, const void* v, void* o) {
+  auto a = shape_args<kernels::FlashAttentionArgs>(p);
+  a.q = q;
+  a.k = k;
+  a.v = v;
+  a.o = o;
   a.dtype = p.dtype();
   return a;
 }
@@ -111,7 +118,7 @@ class FlashAttentionInstance final : public GpuInstance {
 // The FP8 kernel's arguments; `in` empty: the shape alone (for the configuration choice).
 kernels::FlashFp8Args fp8_args(const AttentionProblem& p, const std::vector<const void*>& in, void* out,
                                void* workspace) {
-  kernels::FlashFp8Args a;
+  auto a = shape_args<kernels::FlashFp8Args>(p);
   if (!in.empty()) {
     a.q = in[0];
     a.k = in[1];
@@ -122,11 +129,6 @@ kernels::FlashFp8Args fp8_args(const AttentionProblem& p, const std::vector<cons
   }
   a.per_head_scales = p.per_head_scales();
   a.o = out;
-  a.heads = static_cast<int>(p.b() * p.h());
-  a.s = static_cast<int>(p.s());
-  a.d = static_cast<int>(p.d());
-  a.causal = p.causal();
-  a.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.d())));
   a.workspace = workspace;
   return a;
 }

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <memory>
-#include <cstring>
 #include <string>
 
 #include "workloads/gemm.hpp"
