@@ -159,8 +159,8 @@ class FlashFp8Instance final : public GpuInstance {
 std::unique_ptr<Instance> make_fp8_instance(const AttentionProblem& p, const std::vector<HostTensor>& inputs,
                                             const std::string& config, const kernels::hopper::DeviceFacts& facts) {
   const std::string label = config == "auto" ? "assay" : "assay@" + config;
-  if (config != "auto" && config.rfind("wgmma", 0) != 0)
-    throw SkipError(label + ": f8e4m3 runs on the FP8 wgmma kernel only (wgmma_m64, wgmma_m128)");
+  if (config != "auto" && (config.rfind("wgmma", 0) != 0 || config.find("_kv") != std::string::npos))
+    throw SkipError(label + ": f8e4m3 runs on the FP8 wgmma kernel only (wgmma_m64, wgmma_m128; no split-KV)");
   if (!facts.hopper) throw SkipError(label + ": the FP8 kernel runs on compute capability 9.0 (Hopper) only");
   const std::string unsupported = kernels::flash_fp8_unsupported(p.b() * p.h(), p.s(), p.d());
   if (!unsupported.empty()) throw SkipError(label + ": " + unsupported);
@@ -181,14 +181,15 @@ std::unique_ptr<Instance> make_assay_attention_instance(const Problem& problem, 
   if (p.dtype() == DType::f8e4m3) return make_fp8_instance(p, inputs, config, facts);
   const bool pinned = kernels::is_attention_config(config) && config != "reference";
   if (pinned) {
-    const kernels::FlashConfig c{config.rfind("wgmma", 0) == 0, config.find("128") != std::string::npos ? 128 : 64};
+    const kernels::FlashConfig c = kernels::flash_config_named(config);
     if (!flash_unsupported.empty()) throw SkipError("assay@" + config + ": " + flash_unsupported);
     if (c.wgmma && !facts.hopper)
       throw SkipError("assay@" + config + ": the wgmma kernel runs on compute capability 9.0 (Hopper) only");
     return std::make_unique<FlashAttentionInstance>(p, inputs, c);
   }
   if (config != "reference" && flash_unsupported.empty()) {
-    const auto chosen = kernels::choose_flash_config(args(p, nullptr, nullptr, nullptr, nullptr), facts.sms, facts.hopper);
+    const auto a = args(p, nullptr, nullptr, nullptr, nullptr);
+    const auto chosen = kernels::choose_flash_config(a, facts.sms, facts.hopper, kernels::device_cluster_capacity(a));
     return std::make_unique<FlashAttentionInstance>(p, inputs, chosen);
   }
   if (!api().error.empty()) throw SkipError(api().error);

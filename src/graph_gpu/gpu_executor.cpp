@@ -452,7 +452,7 @@ struct GpuExecutor::Impl {
       args.causal = s.causal;
       args.scale = s.scale;
       args.dtype = n.dtype == ElemType::f16 ? DType::f16 : DType::bf16;
-      s.flash = kernels::choose_flash_config(args, sm_count, cc == 90);
+      s.flash = kernels::choose_flash_config(args, sm_count, cc == 90, kernels::device_cluster_capacity(args));
       // The mma.sync kernel reads Q, K and V through their strides ([b, s, h, d] viewed as
       // [b, h, s, d] needs no copy); the wgmma kernel needs them dense, copied first.
       int nh[3] = {0, 0, 0};

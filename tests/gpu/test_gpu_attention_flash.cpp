@@ -2,11 +2,15 @@
 // configurations, and 50 random shapes per dtype (b, h in [1, 16], s in [1, 5000], d in
 // {64, 128}, causal on and off). Every output element must be written (the output is poisoned
 // with NaN first) and the sampled rows must match within the attention gate's tolerance.
+#include <cstdio>
+#include <initializer_list>
 #include <random>
 #include <tuple>
 
 #include "backends/backend.hpp"
 #include "core/error.hpp"
+#include "kernels/attention/flash_attention.hpp"
+#include "kernels/gemm/hopper/tensor_maps.hpp"
 #include "gpu_test_support.hpp"
 #include "oracle_check.hpp"
 #include "verify/tolerance.hpp"
@@ -20,18 +24,67 @@ std::string expect_matches(const Backend& backend, const AttentionProblem& p, st
   return gpu_test::expect_matches_oracle(backend, p, gpu_test::attention_tolerance(p.dtype()), sampled_rows, 11);
 }
 
-TEST(GpuFlashAttention, EdgeShapesBothConfigsMatchOracle) {
-  ASSAY_REQUIRE_GPU();
-  for (const char* name : {"assay", "assay@flash_m64", "assay@flash_m128", "assay@wgmma_m64", "assay@wgmma_m128"}) {
+using Shape = std::tuple<int, int, int, int, int>;  // b, h, s, d, causal
+
+// Every backend on every shape in both dtypes against the oracle (all rows); the variant that
+// ran must contain `ran`.
+void expect_all_match(std::initializer_list<const char*> names, std::initializer_list<Shape> shapes,
+                      const std::string& ran) {
+  for (const char* name : names) {
     const Backend& backend = *find_backend(name);
     for (DType t : {DType::f16, DType::bf16})
-      for (auto [b, h, s, d, causal] :
-           {std::tuple{1, 1, 1, 64, 0}, std::tuple{1, 1, 1, 128, 1}, std::tuple{2, 3, 17, 64, 1},
-            std::tuple{1, 2, 63, 128, 1}, std::tuple{1, 2, 65, 64, 0}, std::tuple{1, 2, 129, 128, 1},
-            std::tuple{1, 2, 300, 128, 0}, std::tuple{2, 2, 513, 64, 1}, std::tuple{1, 8, 512, 64, 0}}) {
+      for (auto [b, h, s, d, causal] : shapes) {
         const std::string variant = expect_matches(backend, AttentionProblem(b, h, s, d, causal != 0, t), 0);
-        EXPECT_EQ(variant.rfind("flash_", 0), 0u) << name << " ran " << variant;
+        EXPECT_NE(variant.find(ran), std::string::npos) << name << " ran " << variant;
       }
+  }
+}
+
+TEST(GpuFlashAttention, EdgeShapesBothConfigsMatchOracle) {
+  ASSAY_REQUIRE_GPU();
+  expect_all_match({"assay", "assay@flash_m64", "assay@flash_m128", "assay@wgmma_m64", "assay@wgmma_m128"},
+                   {{1, 1, 1, 64, 0}, {1, 1, 1, 128, 1}, {2, 3, 17, 64, 1}, {1, 2, 63, 128, 1}, {1, 2, 65, 64, 0},
+                    {1, 2, 129, 128, 1}, {1, 2, 300, 128, 0}, {2, 2, 513, 64, 1}, {1, 8, 512, 64, 0}},
+                   "flash_");
+}
+
+// Split-KV: every pinned split on shapes whose key blocks divide unevenly among the CTAs of a
+// cluster, including empty shares (s = 1 and causal blocks near the start give some CTAs no
+// key block), fully masked padding rows (s past a query block's end) and both dtypes.
+TEST(GpuFlashAttention, SplitKvMatchesOracle) {
+  ASSAY_REQUIRE_GPU();
+  for (int splits : {2, 4, 8}) {
+    const std::string m64 = "assay@wgmma_m64_kv" + std::to_string(splits);
+    const std::string m128 = "assay@wgmma_m128_kv" + std::to_string(splits);
+    expect_all_match({m64.c_str(), m128.c_str()},
+                     {{1, 1, 1, 64, 0}, {1, 1, 1, 128, 1}, {2, 3, 17, 64, 1}, {1, 2, 129, 128, 1}, {1, 2, 300, 128, 0},
+                      {2, 2, 513, 64, 1}, {1, 8, 512, 64, 0}, {1, 3, 1100, 128, 0}, {1, 2, 1500, 64, 1}},
+                     "_kv" + std::to_string(splits));
+  }
+}
+
+// The heuristic's cluster capacity comes from the runtime: known (non-zero) for every split on
+// Hopper, and never more CTAs than SMs (it is asked at one CTA per SM). Printed, as
+// docs/kernels/attention.md quotes them.
+TEST(GpuFlashAttention, ClusterCapacityIsKnown) {
+  ASSAY_REQUIRE_GPU();
+  int device = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  const auto& facts = kernels::hopper::device_facts(device);
+  if (!facts.hopper) GTEST_SKIP() << "split-KV runs on compute capability 9.0 only";
+  for (int d : {64, 128}) {
+    kernels::FlashAttentionArgs a;
+    a.heads = 1;
+    a.s = 1024;
+    a.d = d;
+    a.dtype = DType::f16;
+    const auto capacity = kernels::device_cluster_capacity(a);
+    for (int splits : {2, 4, 8}) {
+      const int n = capacity(64, splits);
+      EXPECT_GT(n, 0) << "d " << d << " splits " << splits;
+      EXPECT_LE(n * splits, facts.sms) << "d " << d << " splits " << splits;
+      std::printf("cluster capacity: d %d, %d shares: %d clusters (%d CTAs)\n", d, splits, n, n * splits);
+    }
   }
 }
 

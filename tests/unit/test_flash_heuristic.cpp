@@ -11,7 +11,7 @@
 using namespace assay;
 
 TEST(FlashConfigs, PinnedNamesAreKnown) {
-  for (const char* c : {"wgmma_m64", "wgmma_m128", "flash_m64", "flash_m128", "reference"})
+  for (const char* c : {"wgmma_m64", "wgmma_m128", "wgmma_m64_kv2", "wgmma_m128_kv8", "flash_m64", "flash_m128", "reference"})
     EXPECT_TRUE(kernels::is_attention_config(c)) << c;
   EXPECT_FALSE(kernels::is_attention_config("wgmma_128x256"));  // a GEMM configuration
   EXPECT_FALSE(kernels::is_attention_config("auto"));
@@ -62,9 +62,41 @@ TEST(FlashHeuristic, PicksByDeviceHeadDimAndGrid) {
   EXPECT_EQ(kernels::choose_flash_config(shape(32, 128, 128), 132, true).rows, 64);  // 32 blocks of 128 rows
 }
 
+// Split-KV: only where the query blocks leave SMs idle, the shares minimising serial key blocks
+// plus the merge's 1.5, at most 4, only if every cluster is resident at once.
+TEST(FlashHeuristic, SplitsKeysWhereQueryBlocksLeaveSmsIdle) {
+  auto splits = [](int heads, int s, int d, kernels::ClusterCapacity cap = {}) {
+    return kernels::choose_flash_config(shape(heads, s, d), 132, true, cap).splits;
+  };
+  EXPECT_EQ(splits(8, 512, 64), 2);     // 64 blocks of 4 key blocks: 2 + 1.5 < 4
+  EXPECT_EQ(splits(8, 256, 64), 1);     // 2 key blocks: 1 + 1.5 > 2
+  EXPECT_EQ(splits(8, 128, 64), 1);     // one key block
+  EXPECT_EQ(splits(1, 1024, 64), 4);    // 16 blocks of 8: 4 shares (64 CTAs); 8 is never tried
+  EXPECT_EQ(splits(1, 4096, 128), 2);   // 64 blocks: 4 shares would need 256 SMs
+  EXPECT_EQ(splits(8, 1024, 64), 1);    // 128 blocks already fill the SMs
+  EXPECT_EQ(splits(16, 4096, 128), 1);  // the long shapes: never
+  EXPECT_EQ(splits(768, 640, 64), 1);
+  // The device holds fewer clusters of 4 than there are query blocks: 2 shares instead.
+  auto holds = [](int most4) { return [most4](int, int s) { return s == 4 ? most4 : 66; }; };
+  EXPECT_EQ(splits(2, 1024, 128, holds(31)), 2);
+  EXPECT_EQ(splits(2, 1024, 128, holds(32)), 4);
+  EXPECT_EQ(splits(1, 1024, 64, [](int, int) { return 0; }), 1);  // the runtime cannot say
+  // Non-Hopper devices and the mma.sync kernel never split.
+  EXPECT_EQ(kernels::choose_flash_config(shape(1, 4096, 128), 132, false).splits, 1);
+}
+
 TEST(FlashHeuristic, ConfigurationNamesSayFamilyTileAndHeadDim) {
   EXPECT_EQ((kernels::FlashConfig{true, 128}.name(128)), "flash_wgmma_m128n128_d128");
   EXPECT_EQ((kernels::FlashConfig{false, 64}.name(64)), "flash_mma_m64n64_d64");
+  EXPECT_EQ((kernels::FlashConfig{true, 128, 4}.name(64)), "flash_wgmma_m128n128_d64_kv4");
+  // Every pinned name maps to the configuration it spells.
+  for (std::string_view n : kernels::kAttentionConfigNames) {
+    if (n == "reference") continue;
+    const kernels::FlashConfig c = kernels::flash_config_named(std::string(n));
+    const std::string spelled = (c.wgmma ? "wgmma_m" : "flash_m") + std::to_string(c.rows) +
+                                (c.splits > 1 ? "_kv" + std::to_string(c.splits) : "");
+    EXPECT_EQ(spelled, n);
+  }
 }
 // The FP8 kernel: d 64, 128, 256; two consumers once 128-row blocks fill the SMs; V transposed
 // in the kernel up to 3 waves of work (d <= 128, a causal block counting half), by the pre-pass

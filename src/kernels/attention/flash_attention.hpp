@@ -4,6 +4,7 @@
 // per (batch, head); Q, K, V, O are [b, h, s, d] row-major, f16 or bf16, fp32 accumulation.
 #include <cuda_runtime.h>
 
+#include <functional>
 #include <string>
 
 #include "core/dtype.hpp"
@@ -39,12 +40,18 @@ struct FlashAttentionArgs {
 //  - mma.sync (sm_80 and newer): `rows` = 16 per warp, 64 (4 warps) or 128 (8 warps) query
 //    rows per block; K/V blocks of 64 keys, double-buffered by cp.async.
 //  - wgmma (sm_90a, Hopper only): `rows` = 64 per consumer warp group, 64 or 128; K/V blocks
-//    of 128 keys in a 2-stage TMA ring (kernels/attention/hopper/flash_hopper.cu).
+//    of 128 keys in a 2-stage TMA ring (kernels/attention/hopper/flash_hopper.cu); `splits`
+//    CTAs (1, 2, 4 or 8; one cluster) per query block, each taking a share of its key blocks,
+//    merged through distributed shared memory.
 struct FlashConfig {
   bool wgmma = false;
   int rows = 64;
+  int splits = 1;
   std::string name(int d) const;
 };
+
+// The configuration a pinned name ("wgmma_m128_kv4", see attention_configs.hpp) stands for.
+FlashConfig flash_config_named(const std::string& name);
 
 // Whether the kernel family takes this problem: f16/bf16, d in {64, 128}, 1 <= b·h <= 65535.
 // Empty when it does, else the reason. (The tensors must also be 16-byte aligned, as
@@ -57,7 +64,23 @@ std::string flash_attention_unsupported(DType dtype, long long heads, long long 
 // share each K/V block) when it still gives every SM a block, else 64 rows
 // (docs/kernels/attention.md, v1 and v6). Hopper with s <= 64 and at least as many 64-row
 // blocks as SMs: mma.sync (docs/kernels/attention.md, short sequences).
-FlashConfig choose_flash_config(const FlashAttentionArgs& a, int sm_count, bool hopper);
+//
+// Hopper, split-KV (FlashConfig::splits), where the query blocks leave SMs idle: the shares S in
+// {1, 2, 4} minimising ⌈kv/S⌉ + 1.5·[S > 1] key blocks of serial work per CTA (kv: the last query
+// block's key blocks; 1.5 blocks: the merge, measured), among those that keep one CTA per SM
+// (blocks·S <= SMs) and whose clusters are all resident at once (`capacity`). Clusters of 8
+// never won a measurement (docs/kernels/attention.md, split-KV).
+//
+// capacity(rows, splits): how many clusters of `splits` CTAs can be resident at once at one CTA
+// per SM; empty (host-only callers, unit tests): SMs / splits.
+using ClusterCapacity = std::function<int(int rows, int splits)>;
+FlashConfig choose_flash_config(const FlashAttentionArgs& a, int sm_count, bool hopper,
+                                const ClusterCapacity& capacity = {});
+int choose_flash_splits(const FlashAttentionArgs& a, int rows, int sm_count, const ClusterCapacity& capacity = {});
+
+// The current device's capacity (cudaOccupancyMaxActiveClusters of the kernel that holds one CTA
+// per SM).
+ClusterCapacity device_cluster_capacity(const FlashAttentionArgs& a);
 
 // cudaErrorInvalidValue for a configuration the problem or the device cannot take.
 cudaError_t launch_flash_attention(const FlashAttentionArgs& a, const FlashConfig& c, cudaStream_t stream);

@@ -14,7 +14,14 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 
 std::string FlashConfig::name(int d) const {
   return std::string(wgmma ? "flash_wgmma_m" : "flash_mma_m") + std::to_string(rows) + (wgmma ? "n128_d" : "n64_d") +
-         std::to_string(d);
+         std::to_string(d) + (splits > 1 ? "_kv" + std::to_string(splits) : "");
+}
+
+FlashConfig flash_config_named(const std::string& name) {
+  FlashConfig c{name.rfind("wgmma", 0) == 0, name.find("128") != std::string::npos ? 128 : 64};
+  const auto kv = name.find("_kv");
+  if (kv != std::string::npos) c.splits = std::stoi(name.substr(kv + 3));
+  return c;
 }
 
 std::string flash_attention_unsupported(DType dtype, long long heads, long long s, long long d) {
@@ -25,13 +32,39 @@ std::string flash_attention_unsupported(DType dtype, long long heads, long long 
   return {};
 }
 
-FlashConfig choose_flash_config(const FlashAttentionArgs& a, int sm_count, bool hopper) {
+int choose_flash_splits(const FlashAttentionArgs& a, int rows, int sm_count, const ClusterCapacity& capacity) {
+  const long long ctas = static_cast<long long>(a.heads) * ((a.s + rows - 1) / rows);
+  const long long kv = (a.s + 127) / 128;
+  int best = 1;
+  double best_cost = static_cast<double>(kv);
+  for (int splits : {2, 4}) {
+    if (ctas * splits > sm_count) break;
+    if (capacity && capacity(rows, splits) < ctas) continue;
+    const double cost = static_cast<double>((kv + splits - 1) / splits) + 1.5;
+    if (cost < best_cost) {
+      best = splits;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
+ClusterCapacity device_cluster_capacity(const FlashAttentionArgs& a) {
+  // Asked of the two-consumer kernel whatever `rows` is: it holds one CTA per SM, so its answer
+  // is the clusters the GPCs hold at one CTA per SM (H100: 66 of 2, 30 of 4). The one-consumer
+  // d = 64 kernel fits two per SM, and the runtime counts those (62 of 4), but 128 split CTAs
+  // then share SMs: at (1, 4, 512, 64) 4 shares ran 9.09 µs against 2 shares' 8.51.
+  return [a](int, int splits) { return attention_hopper::max_active_clusters(a, 2, splits); };
+}
+
+FlashConfig choose_flash_config(const FlashAttentionArgs& a, int sm_count, bool hopper, const ClusterCapacity& capacity) {
   if (!hopper) return FlashConfig{false, 64};
   // d = 64: one consumer warp group per block won at every measured shape, 64 to 2304 blocks
   // (a block's K/V reuse matters less than its latency there). d = 128: two, once they still
   // give every SM a block (docs/kernels/attention.md, v6).
   const long long big_blocks = static_cast<long long>(a.heads) * ((a.s + 127) / 128);
-  const FlashConfig wgmma{true, a.d == 128 && big_blocks >= sm_count ? 128 : 64};
+  FlashConfig wgmma{true, a.d == 128 && big_blocks >= sm_count ? 128 : 64};
+  wgmma.splits = choose_flash_splits(a, wgmma.rows, sm_count, capacity);
   if (a.s > 128) return wgmma;
   // s <= 128, one 128-key block for the wgmma kernel (docs/kernels/attention.md, short sequences:
   // fitted on 56 measured points, b·h 8 to 4096, then checked on 35 others):
@@ -48,6 +81,7 @@ FlashConfig choose_flash_config(const FlashAttentionArgs& a, int sm_count, bool 
 
 cudaError_t launch_flash_attention(const FlashAttentionArgs& a, const FlashConfig& c, cudaStream_t stream) {
   if (!flash_attention_unsupported(a.dtype, a.heads, a.s, a.d).empty() || (c.rows != 64 && c.rows != 128) ||
+      (c.splits != 1 && (!c.wgmma || (c.splits != 2 && c.splits != 4 && c.splits != 8))) ||
       !aligned16(a.q) || !aligned16(a.k) || !aligned16(a.v) || !aligned16(a.o))
     return cudaErrorInvalidValue;
   if (!c.wgmma) {
@@ -61,7 +95,7 @@ cudaError_t launch_flash_attention(const FlashAttentionArgs& a, const FlashConfi
   const cudaError_t err = cudaGetDevice(&device);
   if (err != cudaSuccess) return err;
   if (!hopper::device_facts(device).hopper) return cudaErrorInvalidValue;
-  return attention_hopper::launch(a, c.rows / 64, stream);
+  return attention_hopper::launch(a, c.rows / 64, c.splits, stream);
 }
 
 std::string flash_fp8_unsupported(long long heads, long long s, long long d) {

@@ -18,6 +18,14 @@
 //              n8 tiles are the A fragment of one k16 step) and B = V from shared memory,
 //              MN-major (V is [key][d]; the instruction's transpose bit)
 //   epilogue   O / l, rounded to the input type, stored from registers (4-byte pairs)
+//   split-KV   with grid.z = S > 1 (S in {2, 4, 8}), the S CTAs of a query block form a cluster
+//              (1, 1, S) and CTA z takes the z-th share of its key blocks: a small problem then
+//              fills the SMs instead of running one CTA's serial loop. The shares are merged
+//              through distributed shared memory, with no workspace and no second kernel: CTA
+//              rank r owns rows [r·R/S, (r+1)·R/S); after a cluster barrier (the rings are free)
+//              every CTA stores its unnormalised O rows (fp32) and their (max, sum) into the
+//              owners' rings, and after a second one each owner merges its rows (log-sum-exp)
+//              from its own shared memory and stores them
 //
 // Two consumer warp groups overlap each other: one's softmax runs while the other's wgmmas
 // occupy the tensor cores. Within a warp group, S, softmax and P·V are serial
@@ -70,6 +78,8 @@ struct Layout {
   static constexpr int kSmemBytes = kBarrierOffset + 8 * (1 + 4 * kStages) + 1024;  // + alignment slack
   static constexpr int kThreads = 128 * (C + 1);
   static_assert(kSmemBytes <= 227 * 1024, "the ring and Q exceed shared memory");
+  // Split-KV's merge leaves O (fp32, rows padded by 4) and each row's (max, sum) in the ring.
+  static_assert(kQRows * ((kD + 4) * 4 + 8) <= kStages * kStageBytes, "split-KV's partials exceed the ring");
 };
 
 // A wgmma matrix descriptor of a 128-byte-swizzled tile at shared address `addr` (1024-byte
@@ -90,6 +100,26 @@ __device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
   }
 }
 
+// Distributed shared memory: `addr` (this CTA's shared window) in CTA `rank` of the cluster.
+__device__ __forceinline__ std::uint32_t map_rank(std::uint32_t addr, unsigned rank) {
+  std::uint32_t r;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));
+  return r;
+}
+__device__ __forceinline__ float2 ld_shared_f2(std::uint32_t addr) {
+  float2 v;
+  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(addr));
+  return v;
+}
+__device__ __forceinline__ float4 ld_shared_f4(std::uint32_t addr) {
+  float4 v;
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(addr));
+  return v;
+}
+__device__ __forceinline__ void st_cluster_f2(std::uint32_t addr, float x, float y) {
+  asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(x), "f"(y) : "memory");
+}
+
 template <bool kBf16>
 __device__ __forceinline__ void mma_s(float (&d)[kBN / 2], std::uint64_t a, std::uint64_t b, int accumulate) {
   if constexpr (kBf16) wgmma_ss_kk_bf16<kBN>(d, a, b, accumulate);
@@ -101,8 +131,93 @@ __device__ __forceinline__ void mma_o(float (&d)[kD / 2], const std::uint32_t (&
   else wgmma_rs_mn_f16<kD>(d, a, b, 1);
 }
 
+// Split-KV's merge (see the header), called by every consumer thread of each CTA of the cluster
+// after its key blocks; o, s, causal and scale_log2 are the kernel's parameters. CTA rank r owns
+// rows [r·R/S, (r+1)·R/S) of the query block; every CTA pushes its partial rows (unnormalised O
+// in fp32, and the row's (max·scale_log2, sum)) into the owner's ring, slot = its own rank,
+// with remote stores, which do not wait for a reply; after a cluster barrier each owner merges
+// from its own shared memory. (Pulling the peers' rows with remote loads instead cost several
+// µs: each load waits for its round trip.) The thread's rows and the block's position are
+// recomputed from the thread and block indices rather than kept live across the key loop
+// (carrying them cost the d = 128 kernel three spilled registers).
 template <bool kBf16, int kD, int C>
-__global__ void __launch_bounds__(Layout<kD, C>::kThreads, 1)
+__device__ __forceinline__ void merge_split_kv(unsigned char* ring, const float (&oacc)[kD / 2],
+                                               const float (&row_max)[2], const float (&row_sum)[2],
+                                               std::conditional_t<kBf16, __nv_bfloat16, __half>* o, int s, int causal,
+                                               float scale_log2) {
+  constexpr int kRows = 64 * C, kMaxSplits = 8;
+  constexpr int kPitch = kD + 4;  // floats per partial row: 16-byte rows, fewer bank conflicts
+  const int splits = static_cast<int>(gridDim.z), rows = kRows / splits;
+  const unsigned rank = hopper::cluster_rank();
+  const int tid = static_cast<int>(threadIdx.x) % 128, t = tid % 4;
+  const int lrow = (static_cast<int>(threadIdx.x) / 128 - 1) * 64 + (tid / 32) * 16 + (tid % 32) / 4;
+  // Slot z of the owner's ring: rows × kPitch floats of partial O from rank z, then the stats.
+  const std::uint32_t part_addr = hopper::smem_u32(ring), stats_addr = part_addr + kRows * kPitch * 4;
+  hopper::cluster_sync();  // every CTA of the cluster is past its last P·V: the rings are free
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float sum = row_sum[r];
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    const int row = lrow + 8 * r, owner = row / rows, slot_row = static_cast<int>(rank) * rows + row % rows;
+    const std::uint32_t dst = map_rank(part_addr + slot_row * kPitch * 4, static_cast<unsigned>(owner));
+#pragma unroll
+    for (int dt = 0; dt < kD / 8; ++dt) st_cluster_f2(dst + (dt * 8 + 2 * t) * 4, oacc[4 * dt + 2 * r], oacc[4 * dt + 2 * r + 1]);
+    if (t == 0)
+      st_cluster_f2(map_rank(stats_addr + slot_row * 8, static_cast<unsigned>(owner)),
+                    row_max[r] == -INFINITY ? -INFINITY : row_max[r] * scale_log2, sum);
+  }
+  hopper::cluster_sync();  // the pushes are visible (release / acquire at cluster scope)
+  const int qb = causal ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
+  const int first = qb * kRows + static_cast<int>(rank) * rows;  // the first row this CTA owns
+  auto* out = o + static_cast<std::size_t>(blockIdx.y) * s * kD;
+  // A piece is 16 columns of one owned row: the shares' stats, then per share four 16-byte
+  // partials, then two 16-byte stores.
+  constexpr int kPieces = kD / 16;
+  for (int item = static_cast<int>(threadIdx.x) - 128; item < rows * kPieces; item += 128 * C) {
+    const int row = item / kPieces, c0 = (item % kPieces) * 16;
+    if (first + row >= s) continue;
+    float2 st[kMaxSplits];
+#pragma unroll
+    for (int z = 0; z < kMaxSplits; ++z)
+      if (z < splits) st[z] = ld_shared_f2(stats_addr + (z * rows + row) * 8);
+    // The log-sum-exp merge: m the largest share maximum, each share weighted by 2^(m_z - m); a
+    // share that saw no key of the row (max -inf) weighs 0, and a row no share saw is 0.
+    float m = -INFINITY;
+#pragma unroll
+    for (int z = 0; z < kMaxSplits; ++z)
+      if (z < splits) m = fmaxf(m, st[z].x);
+    float l = 0.0f, acc[16] = {};
+#pragma unroll
+    for (int z = 0; z < kMaxSplits; ++z)
+      if (z < splits) {
+        float4 v[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) v[i] = ld_shared_f4(part_addr + ((z * rows + row) * kPitch + c0 + 4 * i) * 4);
+        const float w = st[z].x == -INFINITY ? 0.0f : ex2(st[z].x - m);
+        l = fmaf(w, st[z].y, l);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          acc[4 * i] = fmaf(w, v[i].x, acc[4 * i]);
+          acc[4 * i + 1] = fmaf(w, v[i].y, acc[4 * i + 1]);
+          acc[4 * i + 2] = fmaf(w, v[i].z, acc[4 * i + 2]);
+          acc[4 * i + 3] = fmaf(w, v[i].w, acc[4 * i + 3]);
+        }
+      }
+    const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+    std::uint32_t packed[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) packed[i] = pack2<kBf16>(acc[2 * i] * inv, acc[2 * i + 1] * inv);
+    auto* dst = reinterpret_cast<uint4*>(out + static_cast<std::size_t>(first + row) * kD + c0);
+    dst[0] = make_uint4(packed[0], packed[1], packed[2], packed[3]);
+    dst[1] = make_uint4(packed[4], packed[5], packed[6], packed[7]);
+  }
+}
+
+// d = 64 with one consumer: two CTAs per SM (128 registers), as the kernel had before split-KV's
+// merge added two; d = 128 cannot fit 128 registers.
+template <bool kBf16, int kD, int C>
+__global__ void __launch_bounds__(Layout<kD, C>::kThreads, C == 1 && kD == 64 ? 2 : 1)
     flash_hopper_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                         const __grid_constant__ CUtensorMap map_v,
                         std::conditional_t<kBf16, __nv_bfloat16, __half>* __restrict__ o, int s, int causal,
@@ -127,7 +242,12 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, 1)
   const int head = blockIdx.y;
   const int q0 = qb * L::kQRows;
   const int kv_end = causal ? min(q0 + L::kQRows, s) : s;  // keys any row of this block can see
-  const int kv_blocks = (kv_end + kBN - 1) / kBN;
+  // This CTA's share of the key blocks: all of them, or with split-KV the blockIdx.z-th of
+  // gridDim.z near-equal shares (possibly empty: a causal block near the start has few).
+  const int kv_all = (kv_end + kBN - 1) / kBN;
+  const int splits = static_cast<int>(gridDim.z);
+  const int kv_first = static_cast<int>(blockIdx.z) * kv_all / splits;
+  const int kv_last = (static_cast<int>(blockIdx.z) + 1) * kv_all / splits;
 
   if (threadIdx.x == 0) {
     hopper::prefetch_tensor_map(&map_q);
@@ -154,23 +274,31 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, 1)
       // K runs one block ahead of V, in the order the consumers use them (K_{j+1} before V_j):
       // a K slot frees as soon as its S has retired, a V slot once its P·V has.
       auto* bars = reinterpret_cast<std::uint64_t*>(smem + L::kBarrierOffset);
-      auto load = [&](const CUtensorMap* map, Ring& r, std::uint32_t empty, int full_index, int block, int offset) {
-        mbar_wait(empty + 8 * r.stage, r.phase ^ 1);
-        const std::uint32_t dst = skv + r.stage * L::kStageBytes + offset;
-        mbar_arrive_expect_tx(&bars[full_index + r.stage], L::kKVBytes);
+      // The i-th block of this CTA's share goes to slot i % kStages in phase (i / kStages) & 1:
+      // derived from i rather than kept in two rings, which the producer's 24 registers could
+      // not hold beside the share's bounds.
+      auto load = [&](const CUtensorMap* map, std::uint32_t empty, int full_index, int i, int offset) {
+        const int stage = i % kStages;
+        mbar_wait(empty + 8 * stage, ((i / kStages) & 1) ^ 1);
+        const std::uint32_t dst = skv + stage * L::kStageBytes + offset;
+        mbar_arrive_expect_tx(&bars[full_index + stage], L::kKVBytes);
 #pragma unroll
         for (int a = 0; a < L::kAtoms; ++a)
-          tma_load_3d(dst + a * kBN * kRowBytes, map, q_full + 8 * (full_index + r.stage), a * 64, block * kBN, head);
-        r.advance();
+          tma_load_3d(dst + a * kBN * kRowBytes, map, q_full + 8 * (full_index + stage), a * 64, (kv_first + i) * kBN,
+                      head);
       };
-      Ring rk, rv;
-      load(&map_k, rk, empty_k, 1, 0, 0);
-      for (int j = 0; j < kv_blocks; ++j) {
-        if (j + 1 < kv_blocks) load(&map_k, rk, empty_k, 1, j + 1, 0);
-        load(&map_v, rv, empty_v, 1 + kStages, j, L::kKVBytes);
+      const int n = kv_last - kv_first;
+      if (n > 0) load(&map_k, empty_k, 1, 0, 0);
+      for (int i = 0; i < n; ++i) {
+        if (i + 1 < n) load(&map_k, empty_k, 1, i + 1, 0);
+        load(&map_v, empty_v, 1 + kStages, i, L::kKVBytes);
       }
     }
     __syncwarp();
+    if (splits > 1) {  // the merge's two cluster barriers take every thread (see merge_split_kv)
+      hopper::cluster_sync();
+      hopper::cluster_sync();
+    }
     return;
   }
 
@@ -275,7 +403,7 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, 1)
   std::uint32_t pa[kBN / 16][4];
   float alpha[2];
   Ring ring;
-  for (int j = 0; j < kv_blocks; ++j) {
+  for (int j = kv_first; j < kv_last; ++j) {
     mbar_wait(full_k + 8 * ring.stage, ring.phase);
     issue_s(sacc, ring.stage);
     wgmma_wait<0>();
@@ -294,6 +422,10 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, 1)
     ring.advance();
   }
 
+  if (gridDim.z > 1) {
+    merge_split_kv<kBf16, kD, C>(smem + L::kQBytes, oacc, row_max, row_sum, o, s, causal, scale_log2);
+    return;
+  }
   T* out = o + static_cast<std::size_t>(head) * s * kD;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
@@ -311,14 +443,34 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, 1)
   }
 }
 
+// The launch of one configuration: grid (query blocks, b·h, splits), clusters (1, 1, splits).
 template <bool kBf16, int kD, int C>
-cudaError_t launch_config(const FlashAttentionArgs& a, cudaStream_t stream) {
+cudaError_t launch_shape(const FlashAttentionArgs& a, int splits, cudaLaunchConfig_t& cfg, cudaLaunchAttribute& cluster) {
   using L = Layout<kD, C>;
   static const cudaError_t attr = cudaFuncSetAttribute(flash_hopper_kernel<kBf16, kD, C>,
                                                        cudaFuncAttributeMaxDynamicSharedMemorySize, L::kSmemBytes);
-  if (attr != cudaSuccess) return attr;
+  cluster = {};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = static_cast<unsigned>(splits);
+  cfg = {};
+  cfg.gridDim = dim3((a.s + L::kQRows - 1) / L::kQRows, a.heads, splits);
+  cfg.blockDim = dim3(L::kThreads);
+  cfg.dynamicSmemBytes = L::kSmemBytes;
+  cfg.attrs = &cluster;
+  cfg.numAttrs = splits > 1 ? 1 : 0;
+  return attr;
+}
+
+template <bool kBf16, int kD, int C>
+cudaError_t launch_config(const FlashAttentionArgs& a, int splits, cudaStream_t stream) {
+  using L = Layout<kD, C>;
+  cudaLaunchConfig_t cfg;
+  cudaLaunchAttribute cluster;
+  cudaError_t err = launch_shape<kBf16, kD, C>(a, splits, cfg, cluster);
+  if (err != cudaSuccess) return err;
   int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
+  err = cudaGetDevice(&device);
   if (err != cudaSuccess) return err;
   CUtensorMap maps[3];
   const void* tensors[3] = {a.q, a.k, a.v};
@@ -327,28 +479,56 @@ cudaError_t launch_config(const FlashAttentionArgs& a, cudaStream_t stream) {
     err = hopper::tensor_map_3d(maps[i], device, hopper::MapElem::u16, tensors[i], kD, a.s, a.heads, 64, box_rows[i]);
     if (err != cudaSuccess) return err;
   }
-  const dim3 grid((a.s + L::kQRows - 1) / L::kQRows, a.heads);
   using T = std::conditional_t<kBf16, __nv_bfloat16, __half>;
-  flash_hopper_kernel<kBf16, kD, C><<<grid, L::kThreads, L::kSmemBytes, stream>>>(
-      maps[0], maps[1], maps[2], static_cast<T*>(a.o), a.s, a.causal ? 1 : 0, a.scale * 1.4426950408889634f);
+  cfg.stream = stream;
+  err = cudaLaunchKernelEx(&cfg, flash_hopper_kernel<kBf16, kD, C>, maps[0], maps[1], maps[2], static_cast<T*>(a.o),
+                           a.s, a.causal ? 1 : 0, a.scale * 1.4426950408889634f);
+  if (err != cudaSuccess) return err;
   return cudaGetLastError();
 }
 
+template <bool kBf16, int kD, int C>
+int clusters_config(const FlashAttentionArgs& a, int splits) {
+  cudaLaunchConfig_t cfg;
+  cudaLaunchAttribute cluster;
+  int n = 0;
+  if (launch_shape<kBf16, kD, C>(a, splits, cfg, cluster) != cudaSuccess) return 0;
+  cfg.numAttrs = 1;  // a cluster of 1 is still a cluster launch to the occupancy query
+  if (cudaOccupancyMaxActiveClusters(&n, flash_hopper_kernel<kBf16, kD, C>, &cfg) != cudaSuccess) {
+    (void)cudaGetLastError();  // clear it, so that the caller's next CUDA call does not report it
+    return 0;
+  }
+  return n;
+}
+
 template <bool kBf16>
-cudaError_t launch_typed(const FlashAttentionArgs& a, int consumers, cudaStream_t stream) {
-  if (a.d == 64) return consumers == 2 ? launch_config<kBf16, 64, 2>(a, stream) : launch_config<kBf16, 64, 1>(a, stream);
-  return consumers == 2 ? launch_config<kBf16, 128, 2>(a, stream) : launch_config<kBf16, 128, 1>(a, stream);
+cudaError_t launch_typed(const FlashAttentionArgs& a, int consumers, int splits, cudaStream_t stream) {
+  if (a.d == 64)
+    return consumers == 2 ? launch_config<kBf16, 64, 2>(a, splits, stream) : launch_config<kBf16, 64, 1>(a, splits, stream);
+  return consumers == 2 ? launch_config<kBf16, 128, 2>(a, splits, stream)
+                        : launch_config<kBf16, 128, 1>(a, splits, stream);
 }
 
 }  // namespace
 
-cudaError_t launch(const FlashAttentionArgs& a, int consumers, cudaStream_t stream) {
-  if ((a.d != 64 && a.d != 128) || (consumers != 1 && consumers != 2) || a.s < 1 || a.heads < 1 || a.heads > 65535)
+int max_active_clusters(const FlashAttentionArgs& a, int consumers, int splits) {
+  const bool bf16 = a.dtype == DType::bf16;
+  if (a.d == 64) {
+    if (consumers == 2) return bf16 ? clusters_config<true, 64, 2>(a, splits) : clusters_config<false, 64, 2>(a, splits);
+    return bf16 ? clusters_config<true, 64, 1>(a, splits) : clusters_config<false, 64, 1>(a, splits);
+  }
+  if (consumers == 2) return bf16 ? clusters_config<true, 128, 2>(a, splits) : clusters_config<false, 128, 2>(a, splits);
+  return bf16 ? clusters_config<true, 128, 1>(a, splits) : clusters_config<false, 128, 1>(a, splits);
+}
+
+cudaError_t launch(const FlashAttentionArgs& a, int consumers, int splits, cudaStream_t stream) {
+  if ((a.d != 64 && a.d != 128) || (consumers != 1 && consumers != 2) || a.s < 1 || a.heads < 1 || a.heads > 65535 ||
+      (splits != 1 && splits != 2 && splits != 4 && splits != 8))
     return cudaErrorInvalidValue;
   for (const void* p : {a.q, a.k, a.v, static_cast<const void*>(a.o)})
     if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) return cudaErrorInvalidValue;
-  if (a.dtype == DType::bf16) return launch_typed<true>(a, consumers, stream);
-  if (a.dtype == DType::f16) return launch_typed<false>(a, consumers, stream);
+  if (a.dtype == DType::bf16) return launch_typed<true>(a, consumers, splits, stream);
+  if (a.dtype == DType::f16) return launch_typed<false>(a, consumers, splits, stream);
   return cudaErrorInvalidValue;
 }
 
