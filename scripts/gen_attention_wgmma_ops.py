@@ -7,7 +7,8 @@ so the wrappers are generated rather than typed. Run from the repository root; c
   O += P.V   wgmma_rs_mn: A (P) from registers (the S accumulators packed to 16 bits), B (V)
              from shared memory MN-major (V is [key][d]: d, the N dimension, contiguous).
   e4m3       k32 steps and no transpose bits: FP8 wgmma takes K-major operands only, so the FP8
-             kernel's P.V reads V transposed ([d][key]) as a K-major B (wgmma_rs_kk_e4m3)."""
+             kernel's P.V reads V transposed ([d][key]) as a K-major B (wgmma_rs_kk_e4m3). Its
+             S = Q.K^T is the GEMM's wgmma_e4m3 (kernels/gemm/hopper/wgmma_ops.cuh)."""
 import pathlib
 
 S_SHAPES = [128]       # N of S: keys per K/V block (kBN in flash_hopper.cu)
@@ -20,14 +21,14 @@ def operands(first, count):
 def outputs(n_regs):
     return ", ".join(f'"+f"(d[{i}])' for i in range(n_regs))
 
-def ss_kk(types, name, n, k=16, tail="1, 1, 0, 0"):
+def ss_kk(types, name, n):
     regs = n // 2
     return f'''template <>
 __device__ __forceinline__ void {name}<{n}>(float (&d)[{regs}], std::uint64_t desc_a, std::uint64_t desc_b, int accumulate) {{
   asm volatile(
       "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{regs + 2}, 0;\\n"
-      "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{types} "
-      "{{{operands(0, regs)}}}, %{regs}, %{regs + 1}, p, {tail};\\n}}\\n"
+      "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{types} "
+      "{{{operands(0, regs)}}}, %{regs}, %{regs + 1}, p, 1, 1, 0, 0;\\n}}\\n"
       : {outputs(regs)}
       : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }}
@@ -62,7 +63,6 @@ template <int N> __device__ void wgmma_rs_mn_f16(float (&d)[N / 2], const std::u
 template <int N> __device__ void wgmma_rs_mn_bf16(float (&d)[N / 2], const std::uint32_t (&)[4], std::uint64_t, int);
 // e4m3 (k32): rs_kk takes A from registers (the m16n8k32 A fragment: 4 bytes of k per register)
 // and a K-major B.
-template <int N> __device__ void wgmma_ss_kk_e4m3(float (&d)[N / 2], std::uint64_t, std::uint64_t, int);
 template <int N> __device__ void wgmma_rs_kk_e4m3(float (&d)[N / 2], const std::uint32_t (&)[4], std::uint64_t, int);
 """]
     for n in S_SHAPES:
@@ -71,8 +71,6 @@ template <int N> __device__ void wgmma_rs_kk_e4m3(float (&d)[N / 2], const std::
     for n in O_SHAPES:
         parts.append(rs_mn("f16.f16", "wgmma_rs_mn_f16", n))
         parts.append(rs_mn("bf16.bf16", "wgmma_rs_mn_bf16", n))
-    for n in S_SHAPES:
-        parts.append(ss_kk("e4m3.e4m3", "wgmma_ss_kk_e4m3", n, 32, "1, 1"))
     for n in O_SHAPES_FP8:
         parts.append(rs_mn("e4m3.e4m3", "wgmma_rs_kk_e4m3", n, 32, "1, 1"))
     parts.append("}  // namespace assay::kernels::attention_hopper\n")

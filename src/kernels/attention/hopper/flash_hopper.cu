@@ -54,7 +54,9 @@ using hopper::mbar_arrive_expect_tx;
 using hopper::mbar_init;
 using hopper::mbar_init_fence;
 using hopper::mbar_wait;
+using hopper::smem_desc_at;
 using hopper::smem_u32;
+using hopper::tma_load_3d;
 using hopper::wgmma_commit;
 using hopper::wgmma_fence;
 using hopper::wgmma_wait;
@@ -65,7 +67,7 @@ constexpr int kRowBytes = 128; // one swizzle row: 64 elements of d
 constexpr int kProducerRegs = 24;
 constexpr int kConsumerRegs = 240;
 
-using Ring = StageRing<kStages>;
+using Ring = hopper::Ring<kStages>;
 
 template <int kD, int C>
 struct Layout {
@@ -81,13 +83,6 @@ struct Layout {
   // Split-KV's merge leaves O (fp32, rows padded by 4) and each row's (max, sum) in the ring.
   static_assert(kQRows * ((kD + 4) * 4 + 8) <= kStages * kStageBytes, "split-KV's partials exceed the ring");
 };
-
-// A wgmma matrix descriptor of a 128-byte-swizzled tile at shared address `addr` (1024-byte
-// aligned atoms), leading and stride byte offsets in 16-byte units.
-__device__ __forceinline__ std::uint64_t desc_at(std::uint32_t addr, std::uint32_t leading, std::uint32_t stride) {
-  return ((addr & 0x3FFFF) >> 4) | (static_cast<std::uint64_t>((leading & 0x3FFFF) >> 4) << 16) |
-         (static_cast<std::uint64_t>((stride & 0x3FFFF) >> 4) << 32) | (1ull << 62);
-}
 
 template <bool kBf16>
 __device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
@@ -324,8 +319,8 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, C == 1 && kD == 64 ? 
 #pragma unroll
     for (int kk = 0; kk < kD / 16; ++kk) {
       // A k16 step: 32 bytes along the swizzled row; d = 128's second half is the next atom.
-      const std::uint64_t da = desc_at(q_addr + (kk / 4) * L::kQRows * kRowBytes + (kk % 4) * 32, 16, 1024);
-      const std::uint64_t db = desc_at(sk + (kk / 4) * kBN * kRowBytes + (kk % 4) * 32, 16, 1024);
+      const std::uint64_t da = smem_desc_at(q_addr + (kk / 4) * L::kQRows * kRowBytes + (kk % 4) * 32, 16, 1024);
+      const std::uint64_t db = smem_desc_at(sk + (kk / 4) * kBN * kRowBytes + (kk % 4) * 32, 16, 1024);
       mma_s<kBf16>(sacc, da, db, kk > 0 ? 1 : 0);
     }
     wgmma_commit();
@@ -337,7 +332,7 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, C == 1 && kD == 64 ? 
 #pragma unroll
     for (int kj = 0; kj < kBN / 16; ++kj) {
       // V as the MN-major B: 64-column atoms kBN rows of 128 bytes apart; a k16 step is 16 rows.
-      mma_o<kBf16, kD>(oacc, pa[kj], desc_at(sv + kj * 16 * kRowBytes, kBN * kRowBytes, 1024));
+      mma_o<kBf16, kD>(oacc, pa[kj], smem_desc_at(sv + kj * 16 * kRowBytes, kBN * kRowBytes, 1024));
     }
     wgmma_commit();
   };
@@ -345,24 +340,13 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, C == 1 && kD == 64 ? 
   // factor alpha by which this thread's O rows must be rescaled; the row sums are updated.
   // Accumulator 4·nt + e: n8 tile nt (keys 8nt + 2t + (e & 1)), row g + 8·(e >> 1).
   auto softmax = [&](float (&sacc)[kBN / 2], int j, float (&alpha)[2]) {
-    const int k0 = j * kBN;
-    if (k0 + kBN > s || (causal && k0 + kBN - 1 > warp_row0)) {
-#pragma unroll
-      for (int nt = 0; nt < kBN / 8; ++nt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int key = k0 + nt * 8 + 2 * t + (e & 1);
-          const int row = row0 + (e >> 1) * 8;
-          if (key >= s || (causal && key > row)) sacc[4 * nt + e] = -INFINITY;
-        }
-    }
+    mask_block<kBN>(sacc, j * kBN, s, causal, warp_row0, row0, t);
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       float mx = row_max[r];
 #pragma unroll
       for (int nt = 0; nt < kBN / 8; ++nt) mx = fmaxf(mx, fmaxf(sacc[4 * nt + 2 * r], sacc[4 * nt + 2 * r + 1]));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      mx = quad_max(mx);
       // A row with every key so far masked keeps max −inf; subtract 0 then, not −inf (NaN).
       const float m_scaled = mx == -INFINITY ? 0.0f : mx * scale_log2;
       alpha[r] = ex2(row_max[r] * scale_log2 - m_scaled);
@@ -378,12 +362,6 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, C == 1 && kD == 64 ? 
       }
       row_sum[r] = row_sum[r] * alpha[r] + sum;
     }
-  };
-  auto rescale_o = [&](const float (&alpha)[2]) {
-#pragma unroll
-    for (int dt = 0; dt < kD / 8; ++dt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) oacc[4 * dt + e] *= alpha[e >> 1];
   };
   // P packed to 16 bits as the A fragments of the k16 steps of P·V: the S accumulators of two
   // adjacent n8 tiles are one step's fragment. Packed apart from the wgmmas: packing between
@@ -412,7 +390,7 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, C == 1 && kD == 64 ? 
     // goes back to the producer, which refills it while this block's P·V runs.
     if (tid == 0) mbar_arrive(empty_k + 8 * ring.stage);
     softmax(sacc, j, alpha);
-    rescale_o(alpha);
+    rescale_rows(oacc, alpha);
     pack_p(sacc, pa);
     mbar_wait(full_v + 8 * ring.stage, ring.phase);
     issue_pv(pa, ring.stage);
@@ -429,9 +407,7 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, C == 1 && kD == 64 ? 
   T* out = o + static_cast<std::size_t>(head) * s * kD;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    float sum = row_sum[r];
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    const float sum = quad_sum(row_sum[r]);
     const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
     const int row = row0 + r * 8;
     if (row >= s) continue;

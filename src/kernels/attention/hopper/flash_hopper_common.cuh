@@ -1,34 +1,12 @@
 #pragma once
 // Device pieces both Hopper flash attention kernels use (flash_hopper.cu for f16/bf16,
-// flash_hopper_fp8.cu for e4m3): the stage ring's position, a 3-D TMA load, 2^x on the SFU.
-#include <cuda.h>
-
-#include <cstdint>
+// flash_hopper_fp8.cu for e4m3), on the fp32 accumulators of an m64nN wgmma: accumulator
+// 4·nt + e of a thread (lane = 4g + t of its warp) is n8 tile nt, column 8nt + 2t + (e & 1),
+// row g + 8·(e >> 1) of the warp's 16. The ring, TMA loads and descriptors are the GEMM's
+// (kernels/gemm/hopper/hopper_ptx.cuh).
+#include <cmath>
 
 namespace assay::kernels::attention_hopper {
-
-// Position in a ring of kStages slots: the slot, and the parity of its barriers' current phase.
-template <int kStages>
-struct StageRing {
-  int stage = 0;
-  unsigned phase = 0;
-  __device__ __forceinline__ void advance() {
-    if (++stage == kStages) {
-      stage = 0;
-      phase ^= 1;
-    }
-  }
-};
-
-// A box of the 3-D tensor map at (x, y, z) into shared memory at `dst`, completing on `bar`.
-__device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap* map, std::uint32_t bar, int x, int y,
-                                            int z) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(dst),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(bar), "r"(x), "r"(y), "r"(z)
-      : "memory");
-}
 
 // 2^x on the SFU alone (MUFU.EX2), flushing denormal results to zero; exp2f adds a range
 // fix-up around it for denormals, which softmax weights below 2^-126 do not need. 2^-inf = 0.
@@ -36,6 +14,40 @@ __device__ __forceinline__ float ex2(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
+}
+
+// The max and the sum of a row's values over the 4 lanes of a quad (the row's 4 threads).
+__device__ __forceinline__ float quad_max(float x) {
+  x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+  return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+}
+__device__ __forceinline__ float quad_sum(float x) {
+  x += __shfl_xor_sync(0xffffffffu, x, 1);
+  return x + __shfl_xor_sync(0xffffffffu, x, 2);
+}
+
+// Scores of keys past s, or (causal) past the row, set to -inf in the block of kBN keys from k0.
+// Tested per element only in blocks that cross s or the warp's diagonal. row0: the thread's first
+// row (g); warp_row0: the warp's first.
+template <int kBN>
+__device__ __forceinline__ void mask_block(float (&sacc)[kBN / 2], int k0, int s, bool causal, int warp_row0, int row0,
+                                           int t) {
+  if (k0 + kBN <= s && !(causal && k0 + kBN - 1 > warp_row0)) return;
+#pragma unroll
+  for (int nt = 0; nt < kBN / 8; ++nt)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int key = k0 + nt * 8 + 2 * t + (e & 1);
+      const int row = row0 + (e >> 1) * 8;
+      if (key >= s || (causal && key > row)) sacc[4 * nt + e] = -INFINITY;
+    }
+}
+
+// O's accumulators times each of the thread's two rows' factor.
+template <int N>
+__device__ __forceinline__ void rescale_rows(float (&acc)[N], const float (&alpha)[2]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) acc[i] *= alpha[(i % 4) >> 1];
 }
 
 }  // namespace assay::kernels::attention_hopper

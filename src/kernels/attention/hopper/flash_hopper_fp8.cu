@@ -47,6 +47,7 @@
 #include "kernels/attention/hopper/flash_hopper_common.cuh"
 #include "kernels/gemm/hopper/hopper_ptx.cuh"
 #include "kernels/gemm/hopper/tensor_maps.hpp"
+#include "kernels/gemm/hopper/wgmma_ops.cuh"
 
 namespace assay::kernels {
 
@@ -59,7 +60,10 @@ using hopper::mbar_arrive_expect_tx;
 using hopper::mbar_init;
 using hopper::mbar_init_fence;
 using hopper::mbar_wait;
+using hopper::smem_desc_at;
 using hopper::smem_u32;
+using hopper::tma_load_3d;
+using hopper::wgmma_e4m3;
 using hopper::wgmma_commit;
 using hopper::wgmma_fence;
 using hopper::wgmma_wait;
@@ -76,7 +80,7 @@ template <bool kVtInKernel>
 constexpr int kConsumerRegs = kVtInKernel ? 224 : 240;
 constexpr float kPShift = 8.0f;  // P = 2^(x - max + 8) <= 256 < 448, e4m3's largest value
 
-using Ring = StageRing<kStages>;
+using Ring = hopper::Ring<kStages>;
 
 template <int kD, int C, bool kVtInKernel>
 struct Layout {
@@ -93,11 +97,6 @@ struct Layout {
   static constexpr int kThreads = 128 * (C + 1);
   static_assert(kSmemBytes <= 227 * 1024, "the ring and Q exceed shared memory");
 };
-
-__device__ __forceinline__ std::uint64_t desc_at(std::uint32_t addr, std::uint32_t stride, std::uint64_t swizzle) {
-  return ((addr & 0x3FFFF) >> 4) | (1ull << 16) | (static_cast<std::uint64_t>((stride & 0x3FFFF) >> 4) << 32) |
-         (swizzle << 62);
-}
 
 // Four floats to e4m3 (round to nearest, saturating), `a` in the lowest byte.
 __device__ __forceinline__ std::uint32_t pack4_e4m3(float a, float b, float c, float d) {
@@ -335,9 +334,9 @@ __global__ void __launch_bounds__(Layout<kD, C, kVtInKernel>::kThreads, 1)
     for (int kk = 0; kk < kD / 32; ++kk) {
       // A k32 step is 32 bytes along a swizzled row; past a row, the next atom.
       const int atom = kk / (kRB / 32), off = (kk % (kRB / 32)) * 32;
-      const std::uint64_t da = desc_at(q_addr + atom * L::kQRows * kRB + off, 8 * kRB, L::kSwizzle);
-      const std::uint64_t db = desc_at(sk + atom * kBN * kRB + off, 8 * kRB, L::kSwizzle);
-      wgmma_ss_kk_e4m3<kBN>(sacc, da, db, kk > 0 ? 1 : 0);
+      const std::uint64_t da = smem_desc_at(q_addr + atom * L::kQRows * kRB + off, 16, 8 * kRB, L::kSwizzle);
+      const std::uint64_t db = smem_desc_at(sk + atom * kBN * kRB + off, 16, 8 * kRB, L::kSwizzle);
+      wgmma_e4m3<kBN>(sacc, da, db, kk > 0 ? 1 : 0);  // the GEMM's: both K-major
     }
     wgmma_commit();
   };
@@ -346,22 +345,12 @@ __global__ void __launch_bounds__(Layout<kD, C, kVtInKernel>::kThreads, 1)
     wgmma_fence();
 #pragma unroll
     for (int kj = 0; kj < kBN / 32; ++kj)  // Vt: d rows of 128 bytes; a k32 step is 32 of them
-      wgmma_rs_kk_e4m3<kD>(oacc, pa[kj], desc_at(sv + kj * 32, 1024, 1), 1);
+      wgmma_rs_kk_e4m3<kD>(oacc, pa[kj], smem_desc_at(sv + kj * 32, 16, 1024), 1);
     wgmma_commit();
   };
   // Online softmax in the log2 domain; P = 2^(x·sl - m·sl + 8) (header: P's range).
   auto softmax = [&](float (&sacc)[kBN / 2], int j, float (&alpha)[2]) {
-    const int k0 = j * kBN;
-    if (k0 + kBN > s || (causal && k0 + kBN - 1 > warp_row0)) {
-#pragma unroll
-      for (int nt = 0; nt < kBN / 8; ++nt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int key = k0 + nt * 8 + 2 * t + (e & 1);
-          const int row = row0 + (e >> 1) * 8;
-          if (key >= s || (causal && key > row)) sacc[4 * nt + e] = -INFINITY;
-        }
-    }
+    mask_block<kBN>(sacc, j * kBN, s, causal, warp_row0, row0, t);
     // Max and sum over 4 partials each: one chain of 32 dependent FMNMX / FADD per row
     // stalled on their latency ("wait").
 #pragma unroll
@@ -371,8 +360,7 @@ __global__ void __launch_bounds__(Layout<kD, C, kVtInKernel>::kThreads, 1)
       for (int nt = 0; nt < kBN / 8; ++nt)
         part[nt % 4] = fmaxf(part[nt % 4], fmaxf(sacc[4 * nt + 2 * r], sacc[4 * nt + 2 * r + 1]));
       float mx = fmaxf(fmaxf(part[0], part[1]), fmaxf(part[2], part[3]));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      mx = quad_max(mx);
       const float m_scaled = mx == -INFINITY ? 0.0f : mx * sl;
       alpha[r] = ex2(row_max[r] * sl - m_scaled);
       row_max[r] = mx;
@@ -388,12 +376,6 @@ __global__ void __launch_bounds__(Layout<kD, C, kVtInKernel>::kThreads, 1)
       }
       row_sum[r] = row_sum[r] * alpha[r] + ((sums[0] + sums[1]) + (sums[2] + sums[3]));
     }
-  };
-  auto rescale_o = [&](const float (&alpha)[2]) {
-#pragma unroll
-    for (int dt = 0; dt < kD / 8; ++dt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) oacc[4 * dt + e] *= alpha[e >> 1];
   };
   // k32 step kj covers n8 tiles 4kj..4kj+3; register r of its A fragment takes, for row g
   // (r = 0, 2) or g + 8 (r = 1, 3), the key pairs of tiles 4kj + 2(r/2) and 4kj + 2(r/2) + 1.
@@ -438,7 +420,7 @@ __global__ void __launch_bounds__(Layout<kD, C, kVtInKernel>::kThreads, 1)
     fence_registers(oacc);
     if (tid == 0) mbar_arrive(empty_v + 8 * rv.stage);
     rv.advance();
-    rescale_o(alpha);
+    rescale_rows(oacc, alpha);
     pack_p(sacc, pa);
   }
   mbar_wait(full_v + 8 * rv.stage, rv.phase);
@@ -449,9 +431,7 @@ __global__ void __launch_bounds__(Layout<kD, C, kVtInKernel>::kThreads, 1)
   __nv_bfloat16* out = o + static_cast<std::size_t>(head) * s * kD;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    float sum = row_sum[r];
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    const float sum = quad_sum(row_sum[r]);
     const float inv = sum > 0.0f ? v_descale_here / sum : 0.0f;
     const int row = row0 + r * 8;
     if (row >= s) continue;

@@ -1,6 +1,6 @@
 // assay's Hopper GEMM: see hopper_gemm.hpp for the contract, docs/kernels/hopper-gemm.md for the
 // versions and their measurements. Compiled for sm_90a only (src/kernels/gemm/hopper.cmake).
-// One translation unit in parts: schedule.cuh (warp groups, shared-memory layout, stage ring,
+// One translation unit in parts: schedule.cuh (warp groups, shared-memory layout,
 // tile order), producer.cuh (barrier set-up, TMA loads), consumer.cuh (wgmma issue, stage
 // release), consumer_f16.cuh and consumer_fp8.cuh (the consumer loops), epilogue.cuh (stores);
 // here the kernel that puts them together, and its launch. The parts refer to the kernel's

@@ -1,6 +1,7 @@
 #pragma once
-// The sm_90 building blocks of the Hopper GEMM, as inline PTX: mbarriers, TMA tile loads,
-// shared-memory matrix descriptors, wgmma fences and register reallocation.
+// The sm_90 building blocks of the Hopper GEMM and flash attention, as inline PTX: the stage
+// ring's position, mbarriers, TMA tile loads, shared-memory matrix descriptors, wgmma fences and
+// register reallocation.
 #include <cuda.h>
 
 #include <cstdint>
@@ -10,6 +11,20 @@ namespace assay::kernels::hopper {
 __device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
+
+// Position in a shared-memory ring of S stages: the stage, and the parity of its barriers'
+// current phase.
+template <int S>
+struct Ring {
+  int stage = 0;
+  unsigned phase = 0;
+  __device__ __forceinline__ void advance() {
+    if (++stage == S) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+};
 
 // ---- mbarriers -------------------------------------------------------------------------
 
@@ -92,6 +107,17 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, s
       : "memory");
 }
 
+// The box at (x, y, z) of a 3-D tensor map into shared memory at address `dst`, completing on the
+// barrier at `bar` (attention: [b·h][s][d], a box never reaching into the next head).
+__device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap* map, std::uint32_t bar, int x, int y,
+                                            int z) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(bar), "r"(x), "r"(y), "r"(z)
+      : "memory");
+}
+
 // The same box written to the same shared-memory offset of every CTA in `cta_mask`, each
 // CTA's barrier at `bar`'s offset counting the bytes it receives.
 __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorMap* map, std::uint64_t* bar, int x,
@@ -150,14 +176,19 @@ __device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
 
 // ---- wgmma -------------------------------------------------------------------------------
 
-// Matrix descriptor of a tile written by TMA with the 128-byte swizzle: start address, the
-// leading and stride byte offsets (16-byte units), layout type 1 (128B swizzle) in bits 62-63.
-// The tile base must be 1024-byte aligned so the swizzle phase matches the TMA's.
+// Matrix descriptor of a tile written by TMA with a swizzle, at shared address `addr`: the
+// leading and stride byte offsets (16-byte units), the layout type in bits 62-63 (1: 128-byte
+// swizzle, 2: 64-byte). The tile base must be aligned to the swizzle's atom (1024 or 512 bytes)
+// so the swizzle phase matches the TMA's.
+__device__ __forceinline__ std::uint64_t smem_desc_at(std::uint32_t addr, std::uint32_t leading_bytes,
+                                                      std::uint32_t stride_bytes, std::uint64_t swizzle = 1) {
+  return ((addr & 0x3FFFF) >> 4) | (static_cast<std::uint64_t>((leading_bytes & 0x3FFFF) >> 4) << 16) |
+         (static_cast<std::uint64_t>((stride_bytes & 0x3FFFF) >> 4) << 32) | (swizzle << 62);
+}
+// The same for a generic pointer into shared memory, 128-byte swizzle.
 __device__ __forceinline__ std::uint64_t smem_desc(const void* p, std::uint32_t leading_bytes,
                                                    std::uint32_t stride_bytes) {
-  const std::uint64_t addr = smem_u32(p);
-  return ((addr & 0x3FFFF) >> 4) | (static_cast<std::uint64_t>((leading_bytes & 0x3FFFF) >> 4) << 16) |
-         (static_cast<std::uint64_t>((stride_bytes & 0x3FFFF) >> 4) << 32) | (1ull << 62);
+  return smem_desc_at(smem_u32(p), leading_bytes, stride_bytes);
 }
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }

@@ -1,13 +1,15 @@
 #pragma once
 // The Hopper GEMM's schedule: the warp groups and their registers, the element traits, the
-// shared-memory layout of a tile (stage ring, output staging, barriers), the position in the
-// ring, and the order in which a persistent CTA walks its output tiles and their K blocks.
+// shared-memory layout of a tile (stage ring, output staging, barriers; the ring's position is
+// hopper_ptx.cuh's Ring), and the order in which a persistent CTA walks its output tiles and
+// their K blocks.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <cstdint>
 
 #include "kernels/gemm/hopper/hopper_gemm.hpp"
+#include "kernels/gemm/hopper/hopper_ptx.cuh"
 
 namespace assay::kernels::hopper {
 
@@ -90,19 +92,6 @@ struct Tile {
   static constexpr int kOutBytes = kConsumers * kOutBuffers * kOutBoxBytes;
   static constexpr int kSmemBytes = kRingBytes + kOutBytes + kFixedBytes;
   static_assert(kSmemBytes <= kSmemLimit, "ring and output staging exceed shared memory");
-};
-
-// Position in the shared-memory ring: the stage, and the parity of its barriers' current phase.
-template <int S>
-struct Ring {
-  int stage = 0;
-  unsigned phase = 0;
-  __device__ __forceinline__ void advance() {
-    if (++stage == S) {
-      stage = 0;
-      phase ^= 1;
-    }
-  }
 };
 
 // Tile t of the grouped order: groups of kGroupM tile rows, each walked column by column, odd
