@@ -11,9 +11,10 @@
 using namespace assay;
 
 TEST(FlashConfigs, PinnedNamesAreKnown) {
-  for (const char* c : {"wgmma_m64", "wgmma_m128", "wgmma_m64_kv2", "wgmma_m128_kv8", "flash_m64", "flash_m128", "reference"})
+  for (const char* c : {"wgmma_m64", "wgmma_m128", "wgmma_m64_kv2", "wgmma_m64_kv8", "flash_m64", "flash_m128", "reference"})
     EXPECT_TRUE(kernels::is_attention_config(c)) << c;
   EXPECT_FALSE(kernels::is_attention_config("wgmma_128x256"));  // a GEMM configuration
+  EXPECT_FALSE(kernels::is_attention_config("wgmma_m128_kv2"));  // split-KV is 64 rows only
   EXPECT_FALSE(kernels::is_attention_config("auto"));
 }
 

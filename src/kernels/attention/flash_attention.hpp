@@ -40,9 +40,9 @@ struct FlashAttentionArgs {
 //  - mma.sync (sm_80 and newer): `rows` = 16 per warp, 64 (4 warps) or 128 (8 warps) query
 //    rows per block; K/V blocks of 64 keys, double-buffered by cp.async.
 //  - wgmma (sm_90a, Hopper only): `rows` = 64 per consumer warp group, 64 or 128; K/V blocks
-//    of 128 keys in a 2-stage TMA ring (kernels/attention/hopper/flash_hopper.cu); `splits`
-//    CTAs (1, 2, 4 or 8; one cluster) per query block, each taking a share of its key blocks,
-//    merged through distributed shared memory.
+//    of 128 keys in a 2-stage TMA ring (kernels/attention/hopper/flash_hopper.cu); with 64
+//    rows, `splits` CTAs (1, 2, 4 or 8; one cluster) per query block, each taking a share of
+//    its key blocks, merged through distributed shared memory.
 struct FlashConfig {
   bool wgmma = false;
   int rows = 64;
@@ -50,7 +50,7 @@ struct FlashConfig {
   std::string name(int d) const;
 };
 
-// The configuration a pinned name ("wgmma_m128_kv4", see attention_configs.hpp) stands for.
+// The configuration a pinned name ("wgmma_m64_kv4", see attention_configs.hpp) stands for.
 FlashConfig flash_config_named(const std::string& name);
 
 // Whether the kernel family takes this problem: f16/bf16, d in {64, 128}, 1 <= b·h <= 65535.

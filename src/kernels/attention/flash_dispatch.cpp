@@ -50,11 +50,10 @@ int choose_flash_splits(const FlashAttentionArgs& a, int rows, int sm_count, con
 }
 
 ClusterCapacity device_cluster_capacity(const FlashAttentionArgs& a) {
-  // Asked of the two-consumer kernel whatever `rows` is: it holds one CTA per SM, so its answer
-  // is the clusters the GPCs hold at one CTA per SM (H100: 66 of 2, 30 of 4). The one-consumer
-  // d = 64 kernel fits two per SM, and the runtime counts those (62 of 4), but 128 split CTAs
-  // then share SMs: at (1, 4, 512, 64) 4 shares ran 9.09 µs against 2 shares' 8.51.
-  return [a](int, int splits) { return attention_hopper::max_active_clusters(a, 2, splits); };
+  // At one CTA per SM whatever `rows` is (H100: 66 clusters of 2, 30 of 4). The one-consumer
+  // d = 64 kernel fits two per SM, and the runtime would count those (62 of 4), but 128 split
+  // CTAs then share SMs: at (1, 4, 512, 64) 4 shares ran 9.09 µs against 2 shares' 8.51.
+  return [a](int, int splits) { return attention_hopper::max_active_clusters(a, splits); };
 }
 
 FlashConfig choose_flash_config(const FlashAttentionArgs& a, int sm_count, bool hopper, const ClusterCapacity& capacity) {
@@ -81,7 +80,7 @@ FlashConfig choose_flash_config(const FlashAttentionArgs& a, int sm_count, bool 
 
 cudaError_t launch_flash_attention(const FlashAttentionArgs& a, const FlashConfig& c, cudaStream_t stream) {
   if (!flash_attention_unsupported(a.dtype, a.heads, a.s, a.d).empty() || (c.rows != 64 && c.rows != 128) ||
-      (c.splits != 1 && (!c.wgmma || (c.splits != 2 && c.splits != 4 && c.splits != 8))) ||
+      (c.splits != 1 && (!c.wgmma || c.rows != 64 || (c.splits != 2 && c.splits != 4 && c.splits != 8))) ||
       !aligned16(a.q) || !aligned16(a.k) || !aligned16(a.v) || !aligned16(a.o))
     return cudaErrorInvalidValue;
   if (!c.wgmma) {

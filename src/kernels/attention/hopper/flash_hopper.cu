@@ -209,10 +209,11 @@ __device__ __forceinline__ void merge_split_kv(unsigned char* ring, const float 
   }
 }
 
-// d = 64 with one consumer: two CTAs per SM (128 registers), as the kernel had before split-KV's
-// merge added two; d = 128 cannot fit 128 registers.
-template <bool kBf16, int kD, int C>
-__global__ void __launch_bounds__(Layout<kD, C>::kThreads, C == 1 && kD == 64 ? 2 : 1)
+// kSplit: the split-KV instance (grid.z shares, clusters, the merge). The unsplit instance is
+// compiled without any of it: carrying the share's bounds and the merge in every instance made
+// the d = 64 kernel 1.7% slower on the 27-point matrix (`assay ab`, 8 rounds, H100).
+template <bool kBf16, int kD, int C, bool kSplit>
+__global__ void __launch_bounds__(Layout<kD, C>::kThreads, 1)
     flash_hopper_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                         const __grid_constant__ CUtensorMap map_v,
                         std::conditional_t<kBf16, __nv_bfloat16, __half>* __restrict__ o, int s, int causal,
@@ -240,9 +241,8 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, C == 1 && kD == 64 ? 
   // This CTA's share of the key blocks: all of them, or with split-KV the blockIdx.z-th of
   // gridDim.z near-equal shares (possibly empty: a causal block near the start has few).
   const int kv_all = (kv_end + kBN - 1) / kBN;
-  const int splits = static_cast<int>(gridDim.z);
-  const int kv_first = static_cast<int>(blockIdx.z) * kv_all / splits;
-  const int kv_last = (static_cast<int>(blockIdx.z) + 1) * kv_all / splits;
+  const int kv_first = kSplit ? static_cast<int>(blockIdx.z) * kv_all / static_cast<int>(gridDim.z) : 0;
+  const int kv_last = kSplit ? (static_cast<int>(blockIdx.z) + 1) * kv_all / static_cast<int>(gridDim.z) : kv_all;
 
   if (threadIdx.x == 0) {
     hopper::prefetch_tensor_map(&map_q);
@@ -290,7 +290,7 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, C == 1 && kD == 64 ? 
       }
     }
     __syncwarp();
-    if (splits > 1) {  // the merge's two cluster barriers take every thread (see merge_split_kv)
+    if constexpr (kSplit) {  // the merge's two cluster barriers take every thread (see merge_split_kv)
       hopper::cluster_sync();
       hopper::cluster_sync();
     }
@@ -400,7 +400,7 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, C == 1 && kD == 64 ? 
     ring.advance();
   }
 
-  if (gridDim.z > 1) {
+  if constexpr (kSplit) {
     merge_split_kv<kBf16, kD, C>(smem + L::kQBytes, oacc, row_max, row_sum, o, s, causal, scale_log2);
     return;
   }
@@ -420,10 +420,10 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, C == 1 && kD == 64 ? 
 }
 
 // The launch of one configuration: grid (query blocks, b·h, splits), clusters (1, 1, splits).
-template <bool kBf16, int kD, int C>
+template <bool kBf16, int kD, int C, bool kSplit>
 cudaError_t launch_shape(const FlashAttentionArgs& a, int splits, cudaLaunchConfig_t& cfg, cudaLaunchAttribute& cluster) {
   using L = Layout<kD, C>;
-  static const cudaError_t attr = cudaFuncSetAttribute(flash_hopper_kernel<kBf16, kD, C>,
+  static const cudaError_t attr = cudaFuncSetAttribute(flash_hopper_kernel<kBf16, kD, C, kSplit>,
                                                        cudaFuncAttributeMaxDynamicSharedMemorySize, L::kSmemBytes);
   cluster = {};
   cluster.id = cudaLaunchAttributeClusterDimension;
@@ -434,16 +434,16 @@ cudaError_t launch_shape(const FlashAttentionArgs& a, int splits, cudaLaunchConf
   cfg.blockDim = dim3(L::kThreads);
   cfg.dynamicSmemBytes = L::kSmemBytes;
   cfg.attrs = &cluster;
-  cfg.numAttrs = splits > 1 ? 1 : 0;
+  cfg.numAttrs = kSplit ? 1 : 0;
   return attr;
 }
 
-template <bool kBf16, int kD, int C>
+template <bool kBf16, int kD, int C, bool kSplit>
 cudaError_t launch_config(const FlashAttentionArgs& a, int splits, cudaStream_t stream) {
   using L = Layout<kD, C>;
   cudaLaunchConfig_t cfg;
   cudaLaunchAttribute cluster;
-  cudaError_t err = launch_shape<kBf16, kD, C>(a, splits, cfg, cluster);
+  cudaError_t err = launch_shape<kBf16, kD, C, kSplit>(a, splits, cfg, cluster);
   if (err != cudaSuccess) return err;
   int device = 0;
   err = cudaGetDevice(&device);
@@ -457,44 +457,49 @@ cudaError_t launch_config(const FlashAttentionArgs& a, int splits, cudaStream_t 
   }
   using T = std::conditional_t<kBf16, __nv_bfloat16, __half>;
   cfg.stream = stream;
-  err = cudaLaunchKernelEx(&cfg, flash_hopper_kernel<kBf16, kD, C>, maps[0], maps[1], maps[2], static_cast<T*>(a.o),
-                           a.s, a.causal ? 1 : 0, a.scale * 1.4426950408889634f);
+  err = cudaLaunchKernelEx(&cfg, flash_hopper_kernel<kBf16, kD, C, kSplit>, maps[0], maps[1], maps[2],
+                           static_cast<T*>(a.o), a.s, a.causal ? 1 : 0, a.scale * 1.4426950408889634f);
   if (err != cudaSuccess) return err;
   return cudaGetLastError();
 }
 
-template <bool kBf16, int kD, int C>
+// Clusters of `splits` CTAs the device holds at once, asked of the unsplit two-consumer kernel
+// (the same resources as a split one; the cluster shape is the launch's, not the kernel's).
+template <bool kBf16, int kD>
 int clusters_config(const FlashAttentionArgs& a, int splits) {
   cudaLaunchConfig_t cfg;
   cudaLaunchAttribute cluster;
   int n = 0;
-  if (launch_shape<kBf16, kD, C>(a, splits, cfg, cluster) != cudaSuccess) return 0;
-  cfg.numAttrs = 1;  // a cluster of 1 is still a cluster launch to the occupancy query
-  if (cudaOccupancyMaxActiveClusters(&n, flash_hopper_kernel<kBf16, kD, C>, &cfg) != cudaSuccess) {
+  if (launch_shape<kBf16, kD, 2, false>(a, splits, cfg, cluster) != cudaSuccess) return 0;
+  cfg.numAttrs = 1;
+  if (cudaOccupancyMaxActiveClusters(&n, flash_hopper_kernel<kBf16, kD, 2, false>, &cfg) != cudaSuccess) {
     (void)cudaGetLastError();  // clear it, so that the caller's next CUDA call does not report it
     return 0;
   }
   return n;
 }
 
+// Split-KV is compiled for one consumer only: two (128 query rows per share) never won a
+// measurement (docs/kernels/attention.md, split-KV), and each instance costs CI build time.
 template <bool kBf16>
 cudaError_t launch_typed(const FlashAttentionArgs& a, int consumers, int splits, cudaStream_t stream) {
+  if (splits > 1) {
+    if (consumers != 1) return cudaErrorInvalidValue;
+    return a.d == 64 ? launch_config<kBf16, 64, 1, true>(a, splits, stream)
+                     : launch_config<kBf16, 128, 1, true>(a, splits, stream);
+  }
   if (a.d == 64)
-    return consumers == 2 ? launch_config<kBf16, 64, 2>(a, splits, stream) : launch_config<kBf16, 64, 1>(a, splits, stream);
-  return consumers == 2 ? launch_config<kBf16, 128, 2>(a, splits, stream)
-                        : launch_config<kBf16, 128, 1>(a, splits, stream);
+    return consumers == 2 ? launch_config<kBf16, 64, 2, false>(a, 1, stream) : launch_config<kBf16, 64, 1, false>(a, 1, stream);
+  return consumers == 2 ? launch_config<kBf16, 128, 2, false>(a, 1, stream)
+                        : launch_config<kBf16, 128, 1, false>(a, 1, stream);
 }
 
 }  // namespace
 
-int max_active_clusters(const FlashAttentionArgs& a, int consumers, int splits) {
+int max_active_clusters(const FlashAttentionArgs& a, int splits) {
   const bool bf16 = a.dtype == DType::bf16;
-  if (a.d == 64) {
-    if (consumers == 2) return bf16 ? clusters_config<true, 64, 2>(a, splits) : clusters_config<false, 64, 2>(a, splits);
-    return bf16 ? clusters_config<true, 64, 1>(a, splits) : clusters_config<false, 64, 1>(a, splits);
-  }
-  if (consumers == 2) return bf16 ? clusters_config<true, 128, 2>(a, splits) : clusters_config<false, 128, 2>(a, splits);
-  return bf16 ? clusters_config<true, 128, 1>(a, splits) : clusters_config<false, 128, 1>(a, splits);
+  if (a.d == 64) return bf16 ? clusters_config<true, 64>(a, splits) : clusters_config<false, 64>(a, splits);
+  return bf16 ? clusters_config<true, 128>(a, splits) : clusters_config<false, 128>(a, splits);
 }
 
 cudaError_t launch(const FlashAttentionArgs& a, int consumers, int splits, cudaStream_t stream) {

@@ -8,11 +8,12 @@
 namespace assay::kernels::attention_hopper {
 
 // consumers: warp groups of 64 query rows each (1 or 2), beside one producer warp group;
-// splits: CTAs (one cluster) sharing each query block's key blocks, 1, 2, 4 or 8.
+// splits: CTAs (one cluster) sharing each query block's key blocks, 1, 2, 4 or 8 (more than 1
+// with one consumer only).
 cudaError_t launch(const FlashAttentionArgs& a, int consumers, int splits, cudaStream_t stream);
 
-// How many clusters of `splits` CTAs of that configuration the current device can hold at once
+// How many clusters of `splits` CTAs the current device holds at once at one CTA per SM
 // (cudaOccupancyMaxActiveClusters); 0 when the runtime cannot say.
-int max_active_clusters(const FlashAttentionArgs& a, int consumers, int splits);
+int max_active_clusters(const FlashAttentionArgs& a, int splits);
 
 }  // namespace assay::kernels::attention_hopper
