@@ -33,6 +33,7 @@ std::string flash_attention_unsupported(DType dtype, long long heads, long long 
 }
 
 int choose_flash_splits(const FlashAttentionArgs& a, int rows, int sm_count, const ClusterCapacity& capacity) {
+  if (rows != 64) return 1;  // split-KV is compiled for 64-row blocks only
   const long long ctas = static_cast<long long>(a.heads) * ((a.s + rows - 1) / rows);
   const long long kv = (a.s + 127) / 128;
   int best = 1;

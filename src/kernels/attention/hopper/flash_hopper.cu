@@ -18,9 +18,10 @@
 //              n8 tiles are the A fragment of one k16 step) and B = V from shared memory,
 //              MN-major (V is [key][d]; the instruction's transpose bit)
 //   epilogue   O / l, rounded to the input type, stored from registers (4-byte pairs)
-//   split-KV   with grid.z = S > 1 (S in {2, 4, 8}), the S CTAs of a query block form a cluster
-//              (1, 1, S) and CTA z takes the z-th share of its key blocks: a small problem then
-//              fills the SMs instead of running one CTA's serial loop. The shares are merged
+//   split-KV   (the kSplit instances, one consumer) with grid.z = S in {2, 4, 8}, the S CTAs of
+//              a query block form a cluster (1, 1, S) and CTA z takes the z-th share of its key
+//              blocks: a small problem then fills the SMs instead of running one CTA's serial
+//              loop (flash_dispatch.cpp picks S where the query blocks leave SMs idle). Merged
 //              through distributed shared memory, with no workspace and no second kernel: CTA
 //              rank r owns rows [r·R/S, (r+1)·R/S); after a cluster barrier (the rings are free)
 //              every CTA stores its unnormalised O rows (fp32) and their (max, sum) into the
