@@ -61,13 +61,14 @@ verify::ResolvedCase resolve_case(const PlannedCase& pc, const RunOptions& opt, 
   rc.rounds = round.count;
   rc.check_only = opt.check_only;
   if (opt.profile) rc.profile_calls = opt.profile->calls;
-  if (opt.tuning)
-    if (const TuningEntry* e = opt.tuning->find(pc.backend, b.workload, pc.point.dtype, pc.point.params);
-        e && e->backend != pc.backend)
-      rc.run_as = e->backend;
+  if (const TuningEntry* e = tuning_entry(pc, opt); e && e->backend != pc.backend) rc.run_as = e->backend;
   rc.device = device;
   rc.adapter_timeout_s = b.measure.adapter_timeout_s;
   return rc;
+}
+
+const TuningEntry* tuning_entry(const PlannedCase& pc, const RunOptions& opt) {
+  return opt.tuning ? opt.tuning->find(pc.backend, pc.bench->workload, pc.point.dtype, pc.point.params) : nullptr;
 }
 
 double case_timeout_s(const PlannedCase& pc) {

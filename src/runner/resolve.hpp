@@ -8,6 +8,7 @@
 #include "runner/plan.hpp"
 #include "runner/rounds.hpp"
 #include "runner/run_options.hpp"
+#include "runner/tuning_table.hpp"
 #include "verify/resolved_case.hpp"
 
 namespace assay::runner {
@@ -20,7 +21,12 @@ measure::Criterion criterion_of(const suite::MeasureConfig& m);
 // the bench's measure.rounds.
 std::uint64_t rounds_of(const PlannedCase& pc, const RunOptions& opt);
 
-// Case `pc`, round `round`, on `device` ("0", ... or "cpu").
+// The --tuning table's entry for case `pc` (nullptr: no table, or none of its classes takes the
+// case, which then runs as planned).
+const TuningEntry* tuning_entry(const PlannedCase& pc, const RunOptions& opt);
+
+// Case `pc`, round `round`, on `device` ("0", ... or "cpu"): a tuned case runs as its entry's
+// backend (ResolvedCase::run_as).
 verify::ResolvedCase resolve_case(const PlannedCase& pc, const RunOptions& opt, const CaseRound& round,
                                   const std::string& device);
 

@@ -113,8 +113,7 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
     const PlannedCase& pc = planned[i];
     const verify::ResolvedCase rc = resolve_case(pc, opt, round, device);
     const Backend& backend = *find_backend(rc.runner_backend());
-    const TuningEntry* tuned =
-        opt.tuning ? opt.tuning->find(pc.backend, pc.bench->workload, pc.point.dtype, pc.point.params) : nullptr;
+    const TuningEntry* tuned = tuning_entry(pc, opt);
     CaseRecord rec = verify::planned_record(rc);
     if (const int sig = interrupt_signal()) {
       rec.status = CaseStatus::interrupted;
