@@ -158,15 +158,17 @@ class FlashFp8Instance final : public GpuInstance {
 
 std::unique_ptr<Instance> make_fp8_instance(const AttentionProblem& p, const std::vector<HostTensor>& inputs,
                                             const std::string& config, const kernels::hopper::DeviceFacts& facts) {
-  const std::string label = config == "auto" ? "assay" : "assay@" + config;
-  if (config != "auto" && (config.rfind("wgmma", 0) != 0 || config.find("_kv") != std::string::npos))
+  const bool automatic = config == "auto";
+  const std::string label = automatic ? "assay" : "assay@" + config;
+  const kernels::FlashConfig pinned = automatic ? kernels::FlashConfig{true, 64} : kernels::flash_config_named(config);
+  if (!pinned.wgmma || pinned.splits > 1)
     throw SkipError(label + ": f8e4m3 runs on the FP8 wgmma kernel only (wgmma_m64, wgmma_m128; no split-KV)");
   if (!facts.hopper) throw SkipError(label + ": the FP8 kernel runs on compute capability 9.0 (Hopper) only");
   const std::string unsupported = kernels::flash_fp8_unsupported(p.b() * p.h(), p.s(), p.d());
   if (!unsupported.empty()) throw SkipError(label + ": " + unsupported);
-  const int pinned = config == "auto" ? 0 : (config.find("128") != std::string::npos ? 2 : 1);
-  return std::make_unique<FlashFp8Instance>(
-      p, inputs, kernels::choose_flash_fp8_config(fp8_args(p, {}, nullptr, nullptr), facts.sms, pinned));
+  return std::make_unique<FlashFp8Instance>(p, inputs,
+                                            kernels::choose_flash_fp8_config(fp8_args(p, {}, nullptr, nullptr), facts.sms,
+                                                                             automatic ? 0 : pinned.rows / 64));
 }
 
 }  // namespace

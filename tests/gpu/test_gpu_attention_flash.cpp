@@ -78,7 +78,7 @@ TEST(GpuFlashAttention, ClusterCapacityIsKnown) {
     a.dtype = DType::f16;
     const auto capacity = kernels::device_cluster_capacity(a);
     for (int splits : {2, 4, 8}) {
-      const int n = capacity(64, splits);
+      const int n = capacity(splits);
       EXPECT_GT(n, 0) << "d " << d << " splits " << splits;
       EXPECT_LE(n * splits, facts.sms) << "d " << d << " splits " << splits;
       std::printf("cluster capacity: d %d, %d shares: %d clusters (%d CTAs)\n", d, splits, n, n * splits);

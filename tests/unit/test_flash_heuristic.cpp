@@ -78,10 +78,10 @@ TEST(FlashHeuristic, SplitsKeysWhereQueryBlocksLeaveSmsIdle) {
   EXPECT_EQ(splits(16, 4096, 128), 1);  // the long shapes: never
   EXPECT_EQ(splits(768, 640, 64), 1);
   // The device holds fewer clusters of 4 than there are query blocks: 2 shares instead.
-  auto holds = [](int most4) { return [most4](int, int s) { return s == 4 ? most4 : 66; }; };
+  auto holds = [](int most4) { return [most4](int s) { return s == 4 ? most4 : 66; }; };
   EXPECT_EQ(splits(2, 1024, 128, holds(31)), 2);
   EXPECT_EQ(splits(2, 1024, 128, holds(32)), 4);
-  EXPECT_EQ(splits(1, 1024, 64, [](int, int) { return 0; }), 1);  // the runtime cannot say
+  EXPECT_EQ(splits(1, 1024, 64, [](int) { return 0; }), 1);  // the runtime cannot say
   // Non-Hopper devices and the mma.sync kernel never split.
   EXPECT_EQ(kernels::choose_flash_config(shape(1, 4096, 128), 132, false).splits, 1);
 }

@@ -71,9 +71,9 @@ std::string flash_attention_unsupported(DType dtype, long long heads, long long 
 // (blocks·S <= SMs) and whose clusters are all resident at once (`capacity`). Clusters of 8
 // never won a measurement (docs/kernels/attention.md, split-KV).
 //
-// capacity(rows, splits): how many clusters of `splits` CTAs can be resident at once at one CTA
-// per SM; empty (host-only callers, unit tests): SMs / splits.
-using ClusterCapacity = std::function<int(int rows, int splits)>;
+// capacity(splits): how many clusters of `splits` CTAs can be resident at once at one CTA per SM;
+// empty (host-only callers, unit tests): SMs / splits.
+using ClusterCapacity = std::function<int(int splits)>;
 FlashConfig choose_flash_config(const FlashAttentionArgs& a, int sm_count, bool hopper,
                                 const ClusterCapacity& capacity = {});
 int choose_flash_splits(const FlashAttentionArgs& a, int rows, int sm_count, const ClusterCapacity& capacity = {});

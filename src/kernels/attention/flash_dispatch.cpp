@@ -40,7 +40,7 @@ int choose_flash_splits(const FlashAttentionArgs& a, int rows, int sm_count, con
   double best_cost = static_cast<double>(kv);
   for (int splits : {2, 4}) {
     if (ctas * splits > sm_count) break;
-    if (capacity && capacity(rows, splits) < ctas) continue;
+    if (capacity && capacity(splits) < ctas) continue;
     const double cost = static_cast<double>((kv + splits - 1) / splits) + 1.5;
     if (cost < best_cost) {
       best = splits;
@@ -51,10 +51,10 @@ int choose_flash_splits(const FlashAttentionArgs& a, int rows, int sm_count, con
 }
 
 ClusterCapacity device_cluster_capacity(const FlashAttentionArgs& a) {
-  // At one CTA per SM whatever `rows` is (H100: 66 clusters of 2, 30 of 4). The one-consumer
+  // At one CTA per SM (H100: 66 clusters of 2, 30 of 4). The one-consumer
   // d = 64 kernel fits two per SM, and the runtime would count those (62 of 4), but 128 split
   // CTAs then share SMs: at (1, 4, 512, 64) 4 shares ran 9.09 µs against 2 shares' 8.51.
-  return [a](int, int splits) { return attention_hopper::max_active_clusters(a, splits); };
+  return [a](int splits) { return attention_hopper::max_active_clusters(a, splits); };
 }
 
 FlashConfig choose_flash_config(const FlashAttentionArgs& a, int sm_count, bool hopper, const ClusterCapacity& capacity) {

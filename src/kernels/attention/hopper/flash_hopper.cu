@@ -152,9 +152,7 @@ __device__ __forceinline__ void merge_split_kv(unsigned char* ring, const float 
   hopper::cluster_sync();  // every CTA of the cluster is past its last P·V: the rings are free
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    float sum = row_sum[r];
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    const float sum = quad_sum(row_sum[r]);
     const int row = lrow + 8 * r, owner = row / rows, slot_row = static_cast<int>(rank) * rows + row % rows;
     const std::uint32_t dst = map_rank(part_addr + slot_row * kPitch * 4, static_cast<unsigned>(owner));
 #pragma unroll
