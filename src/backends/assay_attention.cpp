@@ -1,4 +1,4 @@
-// assay's attention. f16/bf16 with d = 64 or 128 run the fused flash kernel
+// assay's attention. f16/bf16 with d = 64 or 128 (and 256 on Hopper) run the fused flash kernel
 // (kernels/attention/flash_attention.hpp); f8e4m3 runs the FP8 flash kernel on Hopper
 // (kernels/attention/flash_attention_fp8.hpp; nothing else takes e4m3 inputs, so other devices
 // and head dims skip); everything else (f32, other head dims) runs the
@@ -176,15 +176,18 @@ std::unique_ptr<Instance> make_fp8_instance(const AttentionProblem& p, const std
 std::unique_ptr<Instance> make_assay_attention_instance(const Problem& problem, const std::vector<HostTensor>& inputs,
                                                         const std::string& config) {
   const auto& p = dynamic_cast<const AttentionProblem&>(problem);
-  const std::string flash_unsupported = kernels::flash_attention_unsupported(p.dtype(), p.b() * p.h(), p.s(), p.d());
   int device = 0;
   ASSAY_CUDA(cudaGetDevice(&device));
   const auto& facts = kernels::hopper::device_facts(device);
+  const std::string flash_unsupported =
+      kernels::flash_attention_unsupported(p.dtype(), p.b() * p.h(), p.s(), p.d(), facts.hopper);
   if (p.dtype() == DType::f8e4m3) return make_fp8_instance(p, inputs, config, facts);
   const bool pinned = kernels::is_attention_config(config) && config != "reference";
   if (pinned) {
     const kernels::FlashConfig c = kernels::flash_config_named(config);
     if (!flash_unsupported.empty()) throw SkipError("assay@" + config + ": " + flash_unsupported);
+    const std::string config_unsupported = kernels::flash_config_unsupported(c, p.d());
+    if (!config_unsupported.empty()) throw SkipError("assay@" + config + ": " + config_unsupported);
     if (c.wgmma && !facts.hopper)
       throw SkipError("assay@" + config + ": the wgmma kernel runs on compute capability 9.0 (Hopper) only");
     return std::make_unique<FlashAttentionInstance>(p, inputs, c);

@@ -444,7 +444,9 @@ struct GpuExecutor::Impl {
     s.dtype = n.dtype;
     const bool sixteen = n.dtype == ElemType::f16 || n.dtype == ElemType::bf16;
     if (sixteen && s.L == s.S && s.E == s.Ev &&
-        kernels::flash_attention_unsupported(n.dtype == ElemType::f16 ? DType::f16 : DType::bf16, s.batches, s.L, s.E).empty()) {
+        kernels::flash_attention_unsupported(n.dtype == ElemType::f16 ? DType::f16 : DType::bf16, s.batches, s.L, s.E,
+                                             cc == 90)
+            .empty()) {
       kernels::FlashAttentionArgs& args = s.fa;
       args.heads = static_cast<int>(s.batches);
       args.s = static_cast<int>(s.L);
@@ -466,7 +468,8 @@ struct GpuExecutor::Impl {
       // At s <= 128 the two kernels differ by at most about 20% of a call of a few to some tens
       // of microseconds (docs/kernels/attention.md, short sequences), less than three copies of
       // Q, K and V cost: strided views stay on the mma.sync kernel there.
-      if (s.flash.wgmma && readable && !dense && s.L <= 128) s.flash = kernels::FlashConfig{false, 64};
+      // (d = 256 has no mma.sync instance: copied.)
+      if (s.flash.wgmma && readable && !dense && s.L <= 128 && s.E != 256) s.flash = kernels::FlashConfig{false, 64};
       const bool strided = !s.flash.wgmma && readable;
       if (strided) {
         args.heads_per_batch = nh[0];

@@ -2,6 +2,8 @@
 // shape heuristic picks, and the names a results document records.
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "kernels/attention/attention_configs.hpp"
 #ifdef ASSAY_HAVE_CUDA
 #include "kernels/attention/flash_attention.hpp"
@@ -29,14 +31,25 @@ kernels::FlashAttentionArgs shape(int heads, int s, int d) {
 }
 }  // namespace
 
-TEST(FlashHeuristic, TakesHalfTypesAndTwoHeadDims) {
-  EXPECT_EQ(kernels::flash_attention_unsupported(DType::f16, 8, 512, 64), "");
-  EXPECT_EQ(kernels::flash_attention_unsupported(DType::bf16, 1, 1, 128), "");
-  EXPECT_NE(kernels::flash_attention_unsupported(DType::f32, 8, 512, 64), "");
-  EXPECT_NE(kernels::flash_attention_unsupported(DType::f8e4m3, 8, 512, 64), "");
-  EXPECT_NE(kernels::flash_attention_unsupported(DType::f16, 8, 512, 96), "");
-  EXPECT_NE(kernels::flash_attention_unsupported(DType::f16, 65536, 512, 64), "");  // grid.y
-  EXPECT_NE(kernels::flash_attention_unsupported(DType::f16, 8, 0, 64), "");
+TEST(FlashHeuristic, TakesHalfTypesAndThreeHeadDims) {
+  for (bool hopper : {false, true}) {
+    EXPECT_EQ(kernels::flash_attention_unsupported(DType::f16, 8, 512, 64, hopper), "");
+    EXPECT_EQ(kernels::flash_attention_unsupported(DType::bf16, 1, 1, 128, hopper), "");
+    EXPECT_NE(kernels::flash_attention_unsupported(DType::f32, 8, 512, 64, hopper), "");
+    EXPECT_NE(kernels::flash_attention_unsupported(DType::f8e4m3, 8, 512, 64, hopper), "");
+    EXPECT_NE(kernels::flash_attention_unsupported(DType::f16, 8, 512, 96, hopper), "");
+    EXPECT_NE(kernels::flash_attention_unsupported(DType::f16, 8, 512, 512, hopper), "");
+    EXPECT_NE(kernels::flash_attention_unsupported(DType::f16, 65536, 512, 64, hopper), "");  // grid.y
+    EXPECT_NE(kernels::flash_attention_unsupported(DType::f16, 8, 0, 64, hopper), "");
+  }
+  // d = 256: the wgmma kernel's 128-row instance only.
+  EXPECT_EQ(kernels::flash_attention_unsupported(DType::bf16, 16, 8192, 256, true), "");
+  EXPECT_NE(kernels::flash_attention_unsupported(DType::f16, 16, 8192, 256, false).find("Hopper"), std::string::npos);
+  EXPECT_EQ(kernels::flash_config_unsupported(kernels::flash_config_named("wgmma_m128"), 256), "");
+  for (const char* c : {"wgmma_m64", "wgmma_m64_kv2", "flash_m64", "flash_m128"})
+    EXPECT_NE(kernels::flash_config_unsupported(kernels::flash_config_named(c), 256), "") << c;
+  for (const char* c : {"wgmma_m64", "wgmma_m128", "wgmma_m64_kv4", "flash_m64", "flash_m128"})
+    EXPECT_EQ(kernels::flash_config_unsupported(kernels::flash_config_named(c), 128), "") << c;
 }
 
 TEST(FlashHeuristic, PicksByDeviceHeadDimAndGrid) {
@@ -61,6 +74,12 @@ TEST(FlashHeuristic, PicksByDeviceHeadDimAndGrid) {
   EXPECT_TRUE(kernels::choose_flash_config(causal, 132, true).wgmma);
   EXPECT_EQ(kernels::choose_flash_config(shape(1024, 128, 128), 132, true).rows, 128);
   EXPECT_EQ(kernels::choose_flash_config(shape(32, 128, 128), 132, true).rows, 64);  // 32 blocks of 128 rows
+  // Hopper, d = 256: the one instance (two consumers, no split) at any grid, short or long.
+  for (auto [heads, s] : {std::pair{1, 1}, std::pair{1, 512}, std::pair{1024, 64}, std::pair{16, 8192}}) {
+    const kernels::FlashConfig c = kernels::choose_flash_config(shape(heads, s, 256), 132, true);
+    EXPECT_TRUE(c.wgmma && c.rows == 128 && c.splits == 1) << heads << " x " << s;
+    EXPECT_EQ(c.name(256), "flash_wgmma_m128n80_d256");
+  }
 }
 
 // Split-KV: only where the query blocks leave SMs idle, the shares minimising serial key blocks

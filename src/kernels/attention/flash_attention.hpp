@@ -40,7 +40,8 @@ struct FlashAttentionArgs {
 //  - mma.sync (sm_80 and newer): `rows` = 16 per warp, 64 (4 warps) or 128 (8 warps) query
 //    rows per block; K/V blocks of 64 keys, double-buffered by cp.async.
 //  - wgmma (sm_90a, Hopper only): `rows` = 64 per consumer warp group, 64 or 128; K/V blocks
-//    of 128 keys in a 2-stage TMA ring (kernels/attention/hopper/flash_hopper.cu); with 64
+//    of 128 keys (80 at d = 256, which has the 128-row instance only) in a 2-stage TMA ring
+//    (kernels/attention/hopper/flash_hopper.cu); with 64
 //    rows, `splits` CTAs (1, 2, 4 or 8; one cluster) per query block, each taking a share of
 //    its key blocks, merged through distributed shared memory.
 struct FlashConfig {
@@ -53,16 +54,20 @@ struct FlashConfig {
 // The configuration a pinned name ("wgmma_m64_kv4", see attention_configs.hpp) stands for.
 FlashConfig flash_config_named(const std::string& name);
 
-// Whether the kernel family takes this problem: f16/bf16, d in {64, 128}, 1 <= b·h <= 65535.
-// Empty when it does, else the reason. (The tensors must also be 16-byte aligned, as
-// cudaMalloc'd buffers are; the launch returns cudaErrorInvalidValue otherwise.)
-std::string flash_attention_unsupported(DType dtype, long long heads, long long s, long long d);
+// Whether the kernel family takes this problem: f16/bf16, d in {64, 128} (and 256 where
+// `hopper`: the wgmma kernel only), 1 <= b·h <= 65535. Empty when it does, else the reason.
+// (The tensors must also be 16-byte aligned, as cudaMalloc'd buffers are; the launch returns
+// cudaErrorInvalidValue otherwise.)
+std::string flash_attention_unsupported(DType dtype, long long heads, long long s, long long d, bool hopper);
+
+// Whether configuration c has an instance for head dimension d (d = 256: wgmma_m128 only).
+std::string flash_config_unsupported(const FlashConfig& c, long long d);
 
 // The configuration the shape heuristic picks for this device: the wgmma family on Hopper,
 // mma.sync elsewhere (64 rows: 4 warps ran faster than 8 at every measured shape). Hopper:
 // 64 rows (one consumer warp group) for d = 64; for d = 128 the 128-row block (two consumers
 // share each K/V block) when it still gives every SM a block, else 64 rows
-// (docs/kernels/attention.md, v1 and v6). Hopper with s <= 64 and at least as many 64-row
+// (docs/kernels/attention.md, v1 and v6); d = 256: 128 rows always. Hopper with s <= 64 and at least as many 64-row
 // blocks as SMs: mma.sync (docs/kernels/attention.md, short sequences).
 //
 // Hopper, split-KV (FlashConfig::splits), where the query blocks leave SMs idle: the shares S in

@@ -13,8 +13,9 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 }  // namespace
 
 std::string FlashConfig::name(int d) const {
-  return std::string(wgmma ? "flash_wgmma_m" : "flash_mma_m") + std::to_string(rows) + (wgmma ? "n128_d" : "n64_d") +
-         std::to_string(d) + (splits > 1 ? "_kv" + std::to_string(splits) : "");
+  // nNN: keys per K/V block (flash_hopper.cu's Layout::kBN: 80 at d = 256).
+  return std::string(wgmma ? "flash_wgmma_m" : "flash_mma_m") + std::to_string(rows) +
+         (wgmma ? (d == 256 ? "n80_d" : "n128_d") : "n64_d") + std::to_string(d) + (splits > 1 ? "_kv" + std::to_string(splits) : "");
 }
 
 FlashConfig flash_config_named(const std::string& name) {
@@ -24,11 +25,18 @@ FlashConfig flash_config_named(const std::string& name) {
   return c;
 }
 
-std::string flash_attention_unsupported(DType dtype, long long heads, long long s, long long d) {
+std::string flash_attention_unsupported(DType dtype, long long heads, long long s, long long d, bool hopper) {
   if (dtype != DType::f16 && dtype != DType::bf16) return "the flash kernel takes f16 and bf16";
-  if (d != 64 && d != 128) return "the flash kernel takes d = 64 or 128";
+  if (d == 256 && !hopper) return "the flash kernel takes d = 256 on Hopper (wgmma) only; mma.sync takes d = 64 or 128";
+  if (d != 64 && d != 128 && d != 256) return "the flash kernel takes d = 64, 128 or 256 (256 on Hopper only)";
   if (heads < 1 || heads > 65535) return "the flash kernel takes 1 <= b*h <= 65535 (grid.y)";
   if (s < 1 || s > (1 << 30)) return "the flash kernel takes 1 <= s <= 2^30";
+  return {};
+}
+
+std::string flash_config_unsupported(const FlashConfig& c, long long d) {
+  if (d == 256 && (!c.wgmma || c.rows != 128 || c.splits != 1))
+    return "d = 256 runs on the 128-row wgmma kernel only (wgmma_m128): no mma.sync, 64-row or split-KV instance";
   return {};
 }
 
@@ -59,6 +67,7 @@ ClusterCapacity device_cluster_capacity(const FlashAttentionArgs& a) {
 
 FlashConfig choose_flash_config(const FlashAttentionArgs& a, int sm_count, bool hopper, const ClusterCapacity& capacity) {
   if (!hopper) return FlashConfig{false, 64};
+  if (a.d == 256) return FlashConfig{true, 128};  // the one d = 256 instance
   // d = 64: one consumer warp group per block won at every measured shape, 64 to 2304 blocks
   // (a block's K/V reuse matters less than its latency there). d = 128: two, once they still
   // give every SM a block (docs/kernels/attention.md, v6).
@@ -80,7 +89,8 @@ FlashConfig choose_flash_config(const FlashAttentionArgs& a, int sm_count, bool 
 }
 
 cudaError_t launch_flash_attention(const FlashAttentionArgs& a, const FlashConfig& c, cudaStream_t stream) {
-  if (!flash_attention_unsupported(a.dtype, a.heads, a.s, a.d).empty() || (c.rows != 64 && c.rows != 128) ||
+  if (!flash_attention_unsupported(a.dtype, a.heads, a.s, a.d, c.wgmma).empty() ||
+      !flash_config_unsupported(c, a.d).empty() || (c.rows != 64 && c.rows != 128) ||
       (c.splits != 1 && (!c.wgmma || c.rows != 64 || (c.splits != 2 && c.splits != 4 && c.splits != 8))) ||
       !aligned16(a.q) || !aligned16(a.k) || !aligned16(a.v) || !aligned16(a.o))
     return cudaErrorInvalidValue;

@@ -1,4 +1,4 @@
-// Flash attention forward for Hopper (sm_90a), f16 and bf16, d = 64 or 128.
+// Flash attention forward for Hopper (sm_90a), f16 and bf16, d = 64, 128 or 256.
 //
 //   CTA        one producer warp group (one thread issues TMA) and C consumer warp groups
 //              (C = 1 or 2) of 64 query rows each; grid (query blocks of 64·C rows, b·h);
@@ -6,11 +6,13 @@
 //   tensors    Q, K, V through 3-D tensor maps [b·h][s][d] with the 128-byte swizzle: a box
 //              never reaches into the next head, rows past s arrive as zeros. A row of d = 128
 //              is two 64-column boxes ("atoms"), each its own swizzled [rows][64] sub-tile
-//   ring       2 stages of a K block and a V block (128 keys each), with separate full and
+//   ring       2 stages of a K block and a V block (128 keys each; 80 at d = 256, whose 64 KiB
+//              of Q leave 160 KiB for the ring), with separate full and
 //              empty barriers for K and V: the producer loads K one block ahead of V, a K slot
 //              is released (one arrival per consumer) once its S has retired, a V slot once
 //              its P·V has
-//   S = Q·Kᵀ   wgmma m64n128k16, A = Q and B = K from shared memory, both K-major (d contiguous)
+//   S = Q·Kᵀ   wgmma m64n128k16 (n80 at d = 256), A = Q and B = K from shared memory, both
+//              K-major (d contiguous)
 //   softmax    online in registers, log2 domain with the scale folded in (ex2.approx), the row
 //              max and sum over the 4 lanes of a quad; masked keys (past s, causal j > i) are
 //              −inf, tested only in blocks that cross s or the diagonal
@@ -62,7 +64,6 @@ using hopper::wgmma_commit;
 using hopper::wgmma_fence;
 using hopper::wgmma_wait;
 
-constexpr int kBN = 128;       // keys per K/V block
 constexpr int kStages = 2;     // K/V blocks in flight
 constexpr int kRowBytes = 128; // one swizzle row: 64 elements of d
 constexpr int kProducerRegs = 24;
@@ -72,6 +73,10 @@ using Ring = hopper::Ring<kStages>;
 
 template <int kD, int C>
 struct Layout {
+  // Keys per K/V block: 128, or 80 at d = 256, where two stages of 128-key K and V blocks
+  // (256 KiB) would not fit beside Q (FlashAttention-3's choice there as well).
+  // (64-key blocks measured 6% slower at (1, 16, 8192, 256).)
+  static constexpr int kBN = kD == 256 ? 80 : 128;
   static constexpr int kAtoms = kD / 64;
   static constexpr int kQRows = 64 * C;
   static constexpr int kQBytes = kQRows * kD * 2;
@@ -82,7 +87,7 @@ struct Layout {
   static constexpr int kThreads = 128 * (C + 1);
   static_assert(kSmemBytes <= 227 * 1024, "the ring and Q exceed shared memory");
   // Split-KV's merge leaves O (fp32, rows padded by 4) and each row's (max, sum) in the ring.
-  static_assert(kQRows * ((kD + 4) * 4 + 8) <= kStages * kStageBytes, "split-KV's partials exceed the ring");
+  static constexpr bool kRingHoldsPartials = kQRows * ((kD + 4) * 4 + 8) <= kStages * kStageBytes;
 };
 
 template <bool kBf16>
@@ -116,7 +121,7 @@ __device__ __forceinline__ void st_cluster_f2(std::uint32_t addr, float x, float
   asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(x), "f"(y) : "memory");
 }
 
-template <bool kBf16>
+template <bool kBf16, int kBN>
 __device__ __forceinline__ void mma_s(float (&d)[kBN / 2], std::uint64_t a, std::uint64_t b, int accumulate) {
   if constexpr (kBf16) wgmma_ss_kk_bf16<kBN>(d, a, b, accumulate);
   else wgmma_ss_kk_f16<kBN>(d, a, b, accumulate);
@@ -219,6 +224,8 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, 1)
                         float scale_log2) {
   using L = Layout<kD, C>;
   using T = std::conditional_t<kBf16, __nv_bfloat16, __half>;
+  constexpr int kBN = L::kBN;
+  static_assert(!kSplit || L::kRingHoldsPartials, "split-KV's partials exceed the ring");
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem =
       reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
@@ -320,7 +327,7 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, 1)
       // A k16 step: 32 bytes along the swizzled row; d = 128's second half is the next atom.
       const std::uint64_t da = smem_desc_at(q_addr + (kk / 4) * L::kQRows * kRowBytes + (kk % 4) * 32, 16, 1024);
       const std::uint64_t db = smem_desc_at(sk + (kk / 4) * kBN * kRowBytes + (kk % 4) * 32, 16, 1024);
-      mma_s<kBf16>(sacc, da, db, kk > 0 ? 1 : 0);
+      mma_s<kBf16, kBN>(sacc, da, db, kk > 0 ? 1 : 0);
     }
     wgmma_commit();
   };
@@ -372,10 +379,12 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, 1)
       for (int i = 0; i < 4; ++i) pa[kj][i] = pack2<kBf16>(sacc[8 * kj + 2 * i], sacc[8 * kj + 2 * i + 1]);
   };
 
-  // Each block in order: S, softmax, P·V, each wgmma group waited for. FlashAttention-3's
-  // intra-warp-group overlap (S_{j+1} issued before P·V_j, its softmax under P·V_j) measured
-  // 5-20% slower here (docs/kernels/attention.md, v3-v4): the two consumer warp groups already
-  // fill each other's softmax gaps.
+  // Each block in order: S, softmax, P·V, each wgmma group waited for. Measured and not kept
+  // (docs/kernels/attention.md): FlashAttention-3's intra-warp-group overlap (S_{j+1} issued
+  // before P·V_j, its softmax under P·V_j; 5-20% slower, and 15-45% with ping-pong), P·V_j and
+  // S_{j+1} as one wgmma group (no change; at one consumer it took 26 more registers and the
+  // second CTA per SM: up to 1.7x slower), and ping-pong ordering of the two consumers' groups on
+  // named barriers (1.2% in geomean at the long shapes, within noise).
   float sacc[kBN / 2];
   std::uint32_t pa[kBN / 16][4];
   float alpha[2];
@@ -449,7 +458,7 @@ cudaError_t launch_config(const FlashAttentionArgs& a, int splits, cudaStream_t 
   if (err != cudaSuccess) return err;
   CUtensorMap maps[3];
   const void* tensors[3] = {a.q, a.k, a.v};
-  const std::uint32_t box_rows[3] = {static_cast<std::uint32_t>(L::kQRows), kBN, kBN};
+  const std::uint32_t box_rows[3] = {static_cast<std::uint32_t>(L::kQRows), L::kBN, L::kBN};
   for (int i = 0; i < 3; ++i) {
     err = hopper::tensor_map_3d(maps[i], device, hopper::MapElem::u16, tensors[i], kD, a.s, a.heads, 64, box_rows[i]);
     if (err != cudaSuccess) return err;
@@ -487,6 +496,8 @@ cudaError_t launch_typed(const FlashAttentionArgs& a, int consumers, int splits,
     return a.d == 64 ? launch_config<kBf16, 64, 1, true>(a, splits, stream)
                      : launch_config<kBf16, 128, 1, true>(a, splits, stream);
   }
+  // d = 256: two consumers only (its 80-key blocks and 64 KiB of Q fill shared memory).
+  if (a.d == 256) return consumers == 2 ? launch_config<kBf16, 256, 2, false>(a, 1, stream) : cudaErrorInvalidValue;
   if (a.d == 64)
     return consumers == 2 ? launch_config<kBf16, 64, 2, false>(a, 1, stream) : launch_config<kBf16, 64, 1, false>(a, 1, stream);
   return consumers == 2 ? launch_config<kBf16, 128, 2, false>(a, 1, stream)
@@ -496,13 +507,14 @@ cudaError_t launch_typed(const FlashAttentionArgs& a, int consumers, int splits,
 }  // namespace
 
 int max_active_clusters(const FlashAttentionArgs& a, int splits) {
+  if (a.d != 64 && a.d != 128) return 0;  // no split-KV instance
   const bool bf16 = a.dtype == DType::bf16;
   if (a.d == 64) return bf16 ? clusters_config<true, 64>(a, splits) : clusters_config<false, 64>(a, splits);
   return bf16 ? clusters_config<true, 128>(a, splits) : clusters_config<false, 128>(a, splits);
 }
 
 cudaError_t launch(const FlashAttentionArgs& a, int consumers, int splits, cudaStream_t stream) {
-  if ((a.d != 64 && a.d != 128) || (consumers != 1 && consumers != 2) || a.s < 1 || a.heads < 1 || a.heads > 65535 ||
+  if ((a.d != 64 && a.d != 128 && a.d != 256) || (consumers != 1 && consumers != 2) || a.s < 1 || a.heads < 1 || a.heads > 65535 ||
       (splits != 1 && splits != 2 && splits != 4 && splits != 8))
     return cudaErrorInvalidValue;
   for (const void* p : {a.q, a.k, a.v, static_cast<const void*>(a.o)})
