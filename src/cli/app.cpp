@@ -31,6 +31,8 @@ int run_cli(int argc, char** argv) {
     actions.emplace_back(check, assay::cli::add_run_command(*check, args, true));
     auto* merge = app.add_subcommand("merge", "merge the results of the shards of one suite into one document");
     actions.emplace_back(merge, assay::cli::add_merge_command(*merge, args));
+    auto* sessions = app.add_subcommand("sessions", "summarise sessions of one suite run as separate commands, as run --repeat does");
+    actions.emplace_back(sessions, assay::cli::add_sessions_command(*sessions));
     auto* list = app.add_subcommand("list", "list workloads, backends and devices found here");
     actions.emplace_back(list, assay::cli::add_list_command(*list));
     auto* compare = app.add_subcommand("compare", "compare two runs case by case: verdicts, a CI gate, Markdown/JUnit/CSV/BMF");
@@ -62,7 +64,7 @@ int run_cli(int argc, char** argv) {
     bool any = false;
     for (auto& [sub, action] : actions) any = any || sub->parsed();
     if (!any && argc > 1)  // name what was given instead of a command
-      std::cerr << "assay: '" << argv[1] << "' is not a command (run, check, merge, list, compare, ab, history, doctor, report, graph, tune, profile)\n";
+      std::cerr << "assay: '" << argv[1] << "' is not a command (run, check, merge, sessions, list, compare, ab, history, doctor, report, graph, tune, profile)\n";
     std::cerr << "assay: " << e.what() << " (see --help)\n";
     return static_cast<int>(ExitCode::bad_input);
   }

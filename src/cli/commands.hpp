@@ -13,6 +13,7 @@ using Action = std::function<int()>;
 Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool check_only);
 Action add_list_command(CLI::App& app);
 Action add_merge_command(CLI::App& app, const std::vector<std::string>& argv);
+Action add_sessions_command(CLI::App& app);
 Action add_compare_command(CLI::App& app);
 Action add_ab_command(CLI::App& app, const std::vector<std::string>& argv);
 Action add_history_command(CLI::App& app);

@@ -196,3 +196,55 @@ TEST(CompareCli, AnUnreadableHistoryIsANoteNotAnError) {
   EXPECT_NE(r.out.find("note: no between-session spread from the history: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("SLOWER?"), std::string::npos) << r.out;
 }
+
+// `assay sessions`: documents of one suite that ran as separate commands get the summary that
+// `run --repeat` writes, in the order they ran; anything that is not such a set is refused with
+// one line and exit 3, before anything is written.
+TEST(CompareCli, SessionsSummariseSeparateRuns) {
+  const fs::path d = assay::test::fresh_test_dir("sessions");
+  assay::test::SampleSource src(7);
+  auto session = [&](const std::string& started, double median) {
+    auto doc = doc_on(kH100, {ok_case("gemm", "assay", 1024, src.lognormal(40, median, 0.01))});
+    doc.run.started_utc = started;
+    return doc;
+  };
+  fs::create_directories(d / "late");
+  write_file_atomically(d / "late" / "c.json", to_json_text(session("2026-11-20T12:00:00Z", 130000)));
+  write_file_atomically(d / "a.json", to_json_text(session("2026-11-20T10:00:00Z", 100000)));
+  write_file_atomically(d / "b.json", to_json_text(session("2026-11-20T11:00:00Z", 110000)));
+  const Outcome r = run_assay_in(d, {"sessions", "late", "b.json", "a.json", "--out", "group-x3"});
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto summary = nlohmann::json::parse(read_text_file(d / "group-x3" / "sessions.json"));
+  EXPECT_EQ(summary["run_group"], "group-x3");
+  ASSERT_EQ(summary["cases"].size(), 1u);
+  const auto medians = summary["cases"][0]["session_medians_ns"];
+  ASSERT_EQ(medians.size(), 3u);
+  EXPECT_LT(medians[0].get<double>(), medians[1].get<double>());  // a, b, c: the order they ran in
+  EXPECT_LT(medians[1].get<double>(), medians[2].get<double>());
+  EXPECT_NEAR(summary["cases"][0]["median_of_medians_ns"].get<double>(), medians[1].get<double>(), 1e-9);
+  EXPECT_TRUE(fs::exists(d / "group-x3" / "sessions.md"));
+
+  auto other_suite = session("2026-11-20T13:00:00Z", 100000);
+  other_suite.run.suite_hash = "fedcba9876543210";
+  write_file_atomically(d / "other.json", to_json_text(other_suite));
+  auto other_gpu = doc_on("NVIDIA H200", {ok_case("gemm", "assay", 1024, src.lognormal(40, 100000, 0.01))});
+  write_file_atomically(d / "h200.json", to_json_text(other_gpu));
+  auto shard = session("2026-11-20T14:00:00Z", 100000);
+  shard.run.shard = "1/2";
+  write_file_atomically(d / "shard.json", to_json_text(shard));
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"sessions", "a.json", "--out", "g1"}, "two or more"},
+      {{"sessions", "a.json", "other.json", "--out", "g2"}, "different suites"},
+      {{"sessions", "a.json", "h200.json", "--out", "g3"}, "different devices"},
+      {{"sessions", "a.json", "shard.json", "--out", "g4"}, "assay merge"},
+      {{"sessions", "a.json", "missing.json", "--out", "g5"}, "no such file"},
+      {{"sessions", "a.json", "b.json", "--out", "a.json"}, "not a folder"},
+  };
+  for (const auto& [args, says] : bad) {
+    const Outcome e = run_assay_in(d, args);
+    EXPECT_EQ(e.code, 3) << e.out;
+    EXPECT_EQ(line_count(e.out), 1u) << e.out;
+    EXPECT_NE(e.out.find(says), std::string::npos) << e.out;
+  }
+  for (const char* g : {"g1", "g2", "g3", "g4", "g5"}) EXPECT_FALSE(fs::exists(d / g)) << g;
+}
