@@ -2,8 +2,10 @@
 # One device call for the attention work (issue 27): SASS and register facts of the flash
 # kernels, the attention GPU tests, then the suite. Full logs under $OUT; a short table last.
 #   bench/scripts/attention_device.sh [tests] [alltests] [once] [protocol3] [record] [FILTER=regex]
-# record: protocol3 against the newest cuDNN there, PyTorch's (ASSAY_CUDNN_LIBRARY_DIR), tagged
-# $TAG (default v6b), the group folder tarred (a call brings back a limited number of files).
+# record: ONE session of the record against the newest cuDNN there, PyTorch's
+# (ASSAY_CUDNN_LIBRARY_DIR), tagged $TAG: the suite takes ~200 s a session, so three do not fit
+# one 600 s device command. Call it three times, then on this side put the three documents in
+# one folder and `assay sessions DOCS... --out FOLDER` writes sessions.json/.md (docs/compare.md).
 set -u
 OUT=${OUT:-/tmp/out}
 export PATH=/usr/local/cuda/bin:$PATH
@@ -43,7 +45,7 @@ for step in "$@"; do
       ASSAY_CUDNN_LIBRARY_DIR=$(python3 -c "import nvidia.cudnn as m; print(list(m.__path__)[0])")/lib
       export ASSAY_CUDNN_LIBRARY_DIR
       "$BIN/assay" list 2>&1 | grep -E "^  cudnn" > "$OUT/cudnn_used.txt"
-      timeout 585 "$BIN/assay" run "$SUITE" "${filter[@]}" --repeat 3 --tag "${TAG:-v6b}" --out "$OUT/record" \
+      timeout 585 "$BIN/assay" run "$SUITE" "${filter[@]}" --tag "${TAG:?record needs TAG}" --out "$OUT/record" \
         --no-history > "$OUT/record.txt" 2>&1
       summary+=("record rc=$? $(cat "$OUT/cudnn_used.txt")")
       tar -C "$OUT/record" -cf "$OUT/record.tar" . && rm -rf "$OUT/record"
