@@ -40,6 +40,9 @@ Action add_ab_command(CLI::App& app, const std::vector<std::string>& argv) {
   app.add_option("--rounds", a->ab.rounds, "rounds per case and side, even: A B, B A, ...")
       ->check(CLI::Range(2, 64))
       ->capture_default_str();
+  app.add_option("--max-rounds", a->ab.max_rounds,
+                 "sequential: a case still AMBIGUOUS after --rounds gets two more rounds, up to this many (even)")
+      ->check(CLI::Range(2, 64));
   app.add_option("--tag", a->ab.run.tag, "a name for this comparison, kept in the results");
   app.add_option("--out", a->ab.run.out_dir, "folder for the pair's folder (base.json, candidate.json)")
       ->capture_default_str();
@@ -60,6 +63,7 @@ Action add_ab_command(CLI::App& app, const std::vector<std::string>& argv) {
     check_env("--base-env", a->ab.base.env);
     check_env("--candidate-env", a->ab.candidate.env);
     resolve_gate_flags(*f);
+    a->ab.thresholds = f->options.thresholds;  // the looks of --max-rounds decide as compare will
     install_interrupt_handlers();
     const runner::AbOutcome out = runner::run_ab(a->ab, [](const std::string& line) { std::cerr << line << "\n"; });
     std::cerr << "assay ab: wrote " << out.base_path << " and " << out.candidate_path << "\n";

@@ -112,6 +112,20 @@ bool ab_pair(const store::RunSet& base, const store::RunSet& cand) {
   return !b.ab_pair.empty() && b.ab_pair == c.ab_pair && b.ab_side == "base" && c.ab_side == "candidate";
 }
 
+// The looks a sequential `assay ab` run allowed each case (run.environment "ab.looks", written
+// by --max-rounds; 1 when absent, bad input when not a count): its paired verdicts are tested at
+// alpha / looks.
+int ab_looks(const store::RunSet& base) {
+  const auto& env = base.sessions.front().run.environment;
+  const auto it = env.find("ab.looks");
+  if (it == env.end()) return 1;
+  try {
+    return std::max(1, std::stoi(it->second));
+  } catch (const std::exception&) {
+    throw InputError(base.origin + ": run.environment \"ab.looks\" is '" + it->second + "', not a count");
+  }
+}
+
 std::set<std::string> gpus_of(const store::RunSet& set) {
   std::set<std::string> g;
   for (const auto& d : set.sessions) g.insert(d.run.device.name);
@@ -144,19 +158,21 @@ stats::Sessions split_rounds(const std::vector<double>& samples, const std::vect
 }
 
 // The statistics of a case with timings on both sides, and which noise they allowed for:
-// paired rounds for the two sides of one `assay ab` run, sessions when there are three or more,
-// otherwise one session a side, widened by the history's between-session spread when known.
-void decide_timed(const std::string& key, const Side& base, const Side& cand, bool paired, const CompareOptions& o,
+// paired rounds for the two sides of one `assay ab` run (ab_looks > 0; tested at alpha / looks),
+// sessions when there are three or more, otherwise one session a side, widened by the history's
+// between-session spread when known.
+void decide_timed(const std::string& key, const Side& base, const Side& cand, int ab_looks, const CompareOptions& o,
                   CaseComparison& r) {
   stats::Thresholds t = o.thresholds;
   t.seed ^= fnv1a64(key);  // each case its own stream, the same on every run of compare
   const stats::Better better = metric_direction(o.metric);
-  if (paired && base.samples.size() == 1 && cand.samples.size() == 1) {
+  if (ab_looks > 0 && base.samples.size() == 1 && cand.samples.size() == 1) {
     const auto b = split_rounds(base.samples.front(), base.round_samples);
     const auto c = split_rounds(cand.samples.front(), cand.round_samples);
     if (b.size() >= 2 && b.size() == c.size()) {
-      r.stats = stats::compare_paired_rounds(b, c, better, t);
-      r.noise = fmt::format("paired rounds ({} pairs)", b.size());
+      r.stats = stats::compare_paired_rounds(b, c, better, stats::at_each_look(t, ab_looks));
+      r.noise = ab_looks > 1 ? fmt::format("paired rounds ({} pairs; sequential, {} looks)", b.size(), ab_looks)
+                             : fmt::format("paired rounds ({} pairs)", b.size());
       return;
     }
   }
@@ -174,7 +190,7 @@ void decide_timed(const std::string& key, const Side& base, const Side& cand, bo
   r.drift_covered = false;
 }
 
-CaseComparison decide(const std::string& key, const Side* base, const Side* cand, bool paired,
+CaseComparison decide(const std::string& key, const Side* base, const Side* cand, int ab_looks,
                       const CompareOptions& o) {
   const Side& any = cand ? *cand : *base;
   CaseComparison r{any.first->id,         key, any.first->bench, any.first->backend, Verdict::ambiguous,
@@ -196,7 +212,7 @@ CaseComparison decide(const std::string& key, const Side* base, const Side* cand
     r.why = "no timing in the base: " + (base->failed_reason.empty() ? base->skipped_reason : base->failed_reason);
   } else {
     try {
-      decide_timed(key, *base, *cand, paired, o, r);
+      decide_timed(key, *base, *cand, ab_looks, o, r);
     } catch (const std::invalid_argument& e) {  // e.g. a sample of 0 ns in a hand-made document
       throw InputError(r.case_id + ": " + e.what());
     }
@@ -248,6 +264,7 @@ Comparison compare_runs(const store::RunSet& base, const store::RunSet& cand, co
   }
   const SideMap b = collect(base, o, filter), c = collect(cand, o, filter);
   const bool paired = ab_pair(base, cand);
+  const int looks = paired ? ab_looks(base) : 0;  // 0: not an ab pair
 
   Comparison out{base.label, cand.label, base.origin, cand.origin, o.metric, o.thresholds, {}, std::nullopt, 0, {}};
   std::vector<std::pair<std::size_t, std::string>> cand_order;
@@ -267,13 +284,13 @@ Comparison compare_runs(const store::RunSet& base, const store::RunSet& cand, co
         cand_gaps.insert(cg.begin(), cg.end());
       }
     }
-    out.cases.push_back(decide(k, bk ? &b.at(*bk) : nullptr, &c.at(k), paired, o));
+    out.cases.push_back(decide(k, bk ? &b.at(*bk) : nullptr, &c.at(k), looks, o));
   }
   std::vector<std::pair<std::size_t, std::string>> gone;
   for (const auto& [k, s] : b)
     if (!base_used.count(k)) gone.emplace_back(s.order, k);
   std::sort(gone.begin(), gone.end());
-  for (const auto& [order, k] : gone) out.cases.push_back(decide(k, &b.at(k), nullptr, paired, o));
+  for (const auto& [order, k] : gone) out.cases.push_back(decide(k, &b.at(k), nullptr, looks, o));
 
   double log_sum = 0;
   for (const auto& cc : out.cases)

@@ -20,6 +20,7 @@
 #include "runner/rounds.hpp"
 #include "runner/run_metadata.hpp"
 #include "runner/run_record.hpp"
+#include "stats/session_noise.hpp"
 #include "runner/runner.hpp"
 #include "suite/suite.hpp"
 #include "verify/resolved_case.hpp"
@@ -56,6 +57,26 @@ void keep_whole_time_budget(verify::ResolvedCase& rc, const measure::Criterion& 
   rc.criterion.timeout_s = whole.timeout_s;
 }
 
+// Whether the rounds so far leave the case's paired verdict on time AMBIGUOUS at this look.
+bool still_ambiguous(const std::vector<CaseRecord>& base, const std::vector<CaseRecord>& cand,
+                     const stats::Thresholds& at_look) {
+  stats::Sessions b, c;
+  for (const auto& r : base) {
+    if (!r.measurement || r.measurement->samples_ns.empty()) return false;
+    b.push_back(r.measurement->samples_ns);
+  }
+  for (const auto& r : cand) {
+    if (!r.measurement || r.measurement->samples_ns.empty()) return false;
+    c.push_back(r.measurement->samples_ns);
+  }
+  if (b.size() != c.size() || b.size() < 2) return false;
+  try {
+    return stats::compare_paired_rounds(b, c, stats::Better::lower, at_look).verdict == stats::Verdict::ambiguous;
+  } catch (const std::invalid_argument&) {  // a sample compare refuses: let compare say so
+    return false;
+  }
+}
+
 }  // namespace
 
 std::string program_version(const std::string& flag, const WorkerProgram& program) {
@@ -79,6 +100,12 @@ std::string program_version(const std::string& flag, const WorkerProgram& progra
 AbOutcome run_ab(const AbOptions& o, const std::function<void(const std::string&)>& progress) {
   if (o.rounds < 2 || o.rounds % 2 != 0)
     throw InputError("--rounds " + std::to_string(o.rounds) + ": an even number of at least 2 (A B, B A, ...)");
+  const std::uint64_t max_rounds = o.max_rounds ? o.max_rounds : o.rounds;
+  if (max_rounds < o.rounds || max_rounds % 2 != 0 || max_rounds > 64)
+    throw InputError("--max-rounds " + std::to_string(max_rounds) + ": an even number from --rounds (" +
+                     std::to_string(o.rounds) + ") to 64");
+  const int looks = stats::sequential_looks(o.rounds, max_rounds);
+  const stats::Thresholds at_look = stats::at_each_look(o.thresholds, looks);
   if (!o.run.devices.empty()) throw InputError("--devices: assay ab measures both sides on one device (--device)");
   Side sides[2] = {{"base", "--base", &o.base, {}, nullptr}, {"candidate", "--candidate", &o.candidate, {}, nullptr}};
   std::string versions[2];
@@ -114,6 +141,11 @@ AbOutcome run_ab(const AbOptions& o, const std::function<void(const std::string&
     side.run.ab_side = side.name;
     for (const auto& e : side.program->env) side.run.environment["ab." + std::string(side.name) + "." + e.substr(0, e.find('='))] = e.substr(e.find('=') + 1);
     side.run.environment["ab." + std::string(side.name) + ".program"] = side.program->path;
+    // The looks a sequential run allowed each case: compare tests its verdicts at alpha / looks.
+    if (looks > 1) {
+      side.run.environment["ab.max_rounds"] = std::to_string(max_rounds);
+      side.run.environment["ab.looks"] = std::to_string(looks);
+    }
     side.file = std::make_unique<ResultsFile>(out.folder, side.name, planned.size(), side.run);
   }
 
@@ -137,7 +169,8 @@ AbOutcome run_ab(const AbOptions& o, const std::function<void(const std::string&
     } else {
       progress("[" + std::to_string(i + 1) + "/" + std::to_string(planned.size()) + "] " + pc.id + " ...");
       const measure::Criterion whole = resolve_case(pc, o.run, CaseRound{0, 1}, o.run.device).criterion;
-      for (std::uint64_t r = 0; r < o.rounds; ++r) {
+      std::uint64_t target = o.rounds;  // grows by a pair while the case is undecided (--max-rounds)
+      for (std::uint64_t r = 0; r < target; ++r) {
         // A B in even rounds, B A in odd ones: over each pair of rounds both sides hold both places.
         for (const int s : r % 2 == 0 ? std::array{0, 1} : std::array{1, 0}) {
           if (interrupt_signal()) break;
@@ -153,7 +186,9 @@ AbOutcome run_ab(const AbOptions& o, const std::function<void(const std::string&
         // A side that is not ok ends the case for both: its pairs would be incomplete.
         if (interrupt_signal() || parts[0].back().status != CaseStatus::ok || parts[1].back().status != CaseStatus::ok)
           break;
+        if (r + 1 == target && target < max_rounds && still_ambiguous(parts[0], parts[1], at_look)) target += 2;
       }
+      if (target > o.rounds) progress("  " + pc.id + ": " + std::to_string(parts[0].size()) + " rounds (sequential)");
       for (int s = 0; s < 2; ++s)
         if (parts[s].empty()) not_run(s, CaseStatus::interrupted, "not run: assay was interrupted");
     }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/results.hpp"
+#include "stats/sample_comparison.hpp"
 #include "runner/run_options.hpp"
 #include "runner/worker.hpp"
 
@@ -20,6 +21,11 @@ struct AbOptions {
   RunOptions run;  // the suite, its filter, --mode, --gap-us, --device, --out, --tag, --seed
   WorkerProgram base, candidate;
   std::uint64_t rounds = 6;  // even, at least 2: pairs A B and B A balance a linear drift
+  // Sequential rounds (docs/compare.md): a case whose paired verdict is AMBIGUOUS after `rounds`
+  // gets two more, up to max_rounds (even; 0 or `rounds`: fixed rounds). Decided on time, with
+  // `thresholds` at each look (stats::at_each_look); compare applies the same to the verdicts.
+  std::uint64_t max_rounds = 0;
+  stats::Thresholds thresholds;
 };
 
 struct AbOutcome {

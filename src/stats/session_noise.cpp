@@ -90,4 +90,16 @@ SampleComparison compare_paired_rounds(const Sessions& base_rounds, const Sessio
   return c;
 }
 
+int sequential_looks(std::uint64_t rounds, std::uint64_t max_rounds) {
+  return max_rounds > rounds ? static_cast<int>((max_rounds - rounds) / 2) + 1 : 1;
+}
+
+Thresholds at_each_look(Thresholds t, int looks) {
+  if (looks > 1) {
+    t.alpha /= looks;
+    t.confidence = 1.0 - (1.0 - t.confidence) / looks;
+  }
+  return t;
+}
+
 }  // namespace assay::stats

@@ -47,4 +47,12 @@ void widen_by_session_spread(SampleComparison& c, const SessionSpread& spread, B
 SampleComparison compare_paired_rounds(const Sessions& base_rounds, const Sessions& cand_rounds, Better better,
                                        const Thresholds& t);
 
+// `assay ab --max-rounds`: a case is looked at after R0, R0 + 2, ..., Rmax rounds and measured
+// two rounds more while its paired verdict is AMBIGUOUS. Each look tests at alpha / K and
+// gives intervals at 1 - (1 - confidence) / K, K = the number of possible looks (Bonferroni):
+// the chance that any look of an unchanged case says FASTER or SLOWER stays below alpha, so the
+// final verdict, taken at the same thresholds, keeps the fixed-rounds false-alarm rate.
+int sequential_looks(std::uint64_t rounds, std::uint64_t max_rounds);  // (max - rounds) / 2 + 1
+Thresholds at_each_look(Thresholds t, int looks);
+
 }  // namespace assay::stats

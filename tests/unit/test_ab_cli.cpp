@@ -125,6 +125,45 @@ TEST(AbCli, BadInputIsExitThreeBeforeAnyCase) {
   EXPECT_FALSE(fs::exists(d / "no-such-assay"));
 }
 
+// --max-rounds: a case still AMBIGUOUS gets two more rounds at a time; the documents say how many
+// looks were allowed, and compare tests the verdicts at alpha / looks. (Whether the A/A case here
+// stops at 2 rounds or runs to 6 depends on this machine's noise; both are valid.)
+TEST(AbCli, SequentialRoundsExtendUndecidedCases) {
+  const fs::path d = assay::test::fresh_test_dir("ab-sequential");
+  auto args = ab_args(d / "out", "");
+  args[9] = "2";  // --rounds 2
+  args.insert(args.end(), {"--max-rounds", "6"});
+  const auto r = run_assay_in(d, args);
+  EXPECT_TRUE(r.code == 0 || r.code == 1) << r.out;
+  EXPECT_NE(r.out.find("sequential, 3 looks"), std::string::npos) << r.out;
+  const auto files = results_of(d / "out");
+  ASSERT_EQ(files.size(), 2u);
+  const ResultsDocument base = parse_results_json(read_text_file(files[0]), files[0].string());
+  const ResultsDocument cand = parse_results_json(read_text_file(files[1]), files[1].string());
+  EXPECT_EQ(base.run.environment.at("ab.looks"), "3");
+  EXPECT_EQ(cand.run.environment.at("ab.max_rounds"), "6");
+  ASSERT_EQ(cand.cases.size(), 1u);
+  ASSERT_TRUE(cand.cases[0].measurement && base.cases[0].measurement);
+  const std::size_t rounds = cand.cases[0].measurement->round_samples.size();
+  EXPECT_TRUE(rounds == 2 || rounds == 4 || rounds == 6) << rounds;
+  EXPECT_EQ(base.cases[0].measurement->round_samples.size(), rounds);
+
+  for (const auto& [max, says] : std::vector<std::pair<std::string, std::string>>{
+           {"3", "--max-rounds 3: an even number from --rounds (2) to 64"},
+           {"66", "--max-rounds"}}) {
+    auto bad = ab_args(d / "bad", "");
+    bad[9] = "2";
+    bad.insert(bad.end(), {"--max-rounds", max});
+    const auto e = run_assay_in(d, bad);
+    EXPECT_EQ(e.code, 3) << e.out;
+    EXPECT_NE(e.out.find(says), std::string::npos) << e.out;
+  }
+  auto below = ab_args(d / "bad", "");  // --rounds 4 --max-rounds 2
+  below.insert(below.end(), {"--max-rounds", "2"});
+  EXPECT_EQ(run_assay_in(d, below).code, 3);
+  EXPECT_FALSE(fs::exists(d / "bad"));
+}
+
 // Ctrl-C during `assay ab`: exit 128+2, both documents whole (the cases measured so far, the rest
 // interrupted).
 TEST(AbCli, InterruptedKeepsBothDocumentsWhole) {

@@ -90,21 +90,26 @@ CompareOptions with_history(SampleSource& src, const DriftModel& m, std::size_t 
   return o;
 }
 
+// One round of case i on both sides: the slow drift `state` takes a step of `walk` (common to the
+// two sides of a round), then each side's round median moves by `jitter` of its own.
+void draw_round(SampleSource& src, const DriftModel& m, std::size_t i, double slowdown, std::size_t rounds,
+                double walk, double jitter, double& state, stats::Sessions& rb, stats::Sessions& rc) {
+  state += walk * src.standard_normal();
+  const double here = level(i) * std::exp(state);
+  rb.push_back(src.lognormal(m.samples / rounds + 4, here * std::exp(jitter * src.standard_normal()), m.within));
+  rc.push_back(src.lognormal(m.samples / rounds + 4, here * slowdown * std::exp(jitter * src.standard_normal()),
+                             m.within));
+}
+
 // An `assay ab` run of the suite: `rounds` rounds A B, B A, ...; a slow drift over the run (a
 // random walk of `walk` per round, common to the two sides of a round) and `jitter` per round median.
 std::pair<store::RunSet, store::RunSet> ab_run(SampleSource& src, const DriftModel& m, double slowdown,
                                                std::size_t rounds, double walk, double jitter) {
   std::vector<CaseRecord> base, cand;
   for (std::size_t i = 0; i < m.cases; ++i) {
-    std::vector<std::vector<double>> rb, rc;
+    stats::Sessions rb, rc;
     double state = m.drift * src.standard_normal();
-    for (std::size_t r = 0; r < rounds; ++r) {
-      state += walk * src.standard_normal();
-      const double here = level(i) * std::exp(state);
-      rb.push_back(src.lognormal(m.samples / rounds + 4, here * std::exp(jitter * src.standard_normal()), m.within));
-      rc.push_back(src.lognormal(m.samples / rounds + 4, here * slowdown * std::exp(jitter * src.standard_normal()),
-                                 m.within));
-    }
+    for (std::size_t r = 0; r < rounds; ++r) draw_round(src, m, i, slowdown, rounds, walk, jitter, state, rb, rc);
     CaseRecord b = case_in_rounds(256 + 128 * static_cast<std::int64_t>(i), rb);
     CaseRecord c = case_in_rounds(256 + 128 * static_cast<std::int64_t>(i), rc);
     base.push_back(b);
@@ -250,6 +255,73 @@ TEST(SessionNoise, AbRunsWithDriftAndPlantedSlowdowns) {
   EXPECT_LE(slow3.rate(slow3.ambiguous), 0.10);
   EXPECT_EQ(slow5.rate(slow5.slower), 1.0);
   EXPECT_LE(slow5.rate(slow5.ambiguous), 0.10);
+}
+
+// Sequential rounds (assay ab --max-rounds): a subject whose round medians move by `jitter` each
+// (cuBLAS-like 1.2% here) leaves a 3% change AMBIGUOUS in many cases at 6 fixed rounds; taking two
+// more rounds while a case is AMBIGUOUS, up to 16, with every look at alpha / 6 (the rule ab.cpp
+// applies, and compare after it), decides them, and identical code still raises no alarm.
+namespace {
+struct SequentialOutcome {
+  Tally tally;
+  std::size_t rounds = 0, cases = 0;
+};
+
+void sequential_ab(SampleSource& src, const DriftModel& m, double slowdown, std::size_t r0, std::size_t rmax,
+                   double walk, double jitter, SequentialOutcome& out) {
+  const int looks = stats::sequential_looks(r0, rmax);
+  const stats::Thresholds at_look = stats::at_each_look({}, looks);
+  std::vector<CaseRecord> base, cand;
+  for (std::size_t i = 0; i < m.cases; ++i) {
+    stats::Sessions rb, rc;
+    double state = m.drift * src.standard_normal();
+    std::size_t target = r0;
+    for (std::size_t r = 0; r < target; ++r) {
+      draw_round(src, m, i, slowdown, r0, walk, jitter, state, rb, rc);
+      if (r + 1 == target && target < rmax &&
+          stats::compare_paired_rounds(rb, rc, stats::Better::lower, at_look).verdict == Verdict::ambiguous)
+        target += 2;
+    }
+    out.rounds += rb.size();
+    ++out.cases;
+    base.push_back(case_in_rounds(256 + 128 * static_cast<std::int64_t>(i), rb));
+    cand.push_back(case_in_rounds(256 + 128 * static_cast<std::int64_t>(i), rc));
+  }
+  ResultsDocument b = ab_side("base", base), c = ab_side("candidate", cand);
+  if (looks > 1) b.run.environment["ab.looks"] = c.run.environment["ab.looks"] = std::to_string(looks);
+  out.tally.add(compare_runs(set_of("base", {b}), set_of("cand", {c}), {}), kFailOnSlower);
+}
+}  // namespace
+
+TEST(SessionNoise, SequentialRoundsDecideWhatFixedRoundsLeaveAmbiguous) {
+  EXPECT_EQ(stats::sequential_looks(6, 6), 1);
+  EXPECT_EQ(stats::sequential_looks(6, 16), 6);  // 6, 8, ..., 16
+  EXPECT_DOUBLE_EQ(stats::at_each_look({}, 6).alpha, 0.01 / 6);
+  EXPECT_DOUBLE_EQ(stats::at_each_look({}, 6).confidence, 1.0 - 0.05 / 6);
+  EXPECT_DOUBLE_EQ(stats::at_each_look({}, 1).alpha, 0.01);
+  SampleSource src(2028);
+  const DriftModel m;
+  SequentialOutcome fixed3, aa, slow3, slow5;
+  for (int run = 0; run < 8; ++run) {
+    sequential_ab(src, m, 1.03, 6, 6, 0.01, 0.012, fixed3);
+    sequential_ab(src, m, 1.0, 6, 16, 0.01, 0.012, aa);
+    sequential_ab(src, m, 1.03, 6, 16, 0.01, 0.012, slow3);
+    sequential_ab(src, m, 1.05, 6, 16, 0.01, 0.012, slow5);
+  }
+  auto mean_rounds = [](const SequentialOutcome& o) { return static_cast<double>(o.rounds) / o.cases; };
+  std::cout << "fixed 6 rounds, 3%: SLOWER " << fixed3.tally.rate(fixed3.tally.slower) << ", AMBIGUOUS "
+            << fixed3.tally.rate(fixed3.tally.ambiguous) << "\nsequential 6-16: A/A FASTER+SLOWER "
+            << aa.tally.rate(aa.tally.faster + aa.tally.slower) << " (mean rounds " << mean_rounds(aa) << "); 3%: SLOWER "
+            << slow3.tally.rate(slow3.tally.slower) << ", AMBIGUOUS " << slow3.tally.rate(slow3.tally.ambiguous)
+            << " (" << mean_rounds(slow3) << "); 5%: SLOWER " << slow5.tally.rate(slow5.tally.slower) << " ("
+            << mean_rounds(slow5) << ")\n";
+  EXPECT_LT(fixed3.tally.rate(fixed3.tally.slower), 0.95);  // what sequential rounds are for
+  EXPECT_LE(aa.tally.rate(aa.tally.faster + aa.tally.slower), 0.01);
+  EXPECT_EQ(aa.tally.gate_failures, 0u);
+  EXPECT_GE(slow3.tally.rate(slow3.tally.slower), 0.95);
+  EXPECT_LE(slow3.tally.rate(slow3.tally.ambiguous), 0.10);
+  EXPECT_EQ(slow5.tally.rate(slow5.tally.slower), 1.0);
+  EXPECT_LT(mean_rounds(aa), 16.0);  // decided cases stop early
 }
 
 // The same on recorded samples: ten A/A sessions of suites/gate.toml on an H100, 16 f16 cases
