@@ -20,8 +20,8 @@
 #include "runner/rounds.hpp"
 #include "runner/run_metadata.hpp"
 #include "runner/run_record.hpp"
-#include "stats/session_noise.hpp"
 #include "runner/runner.hpp"
+#include "stats/session_noise.hpp"
 #include "suite/suite.hpp"
 #include "verify/resolved_case.hpp"
 
