@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <numeric>
 
 #include "cli/commands.hpp"
@@ -31,7 +32,13 @@ Action add_sessions_command(CLI::App& app) {
       throw InputError("sessions: " + std::to_string(loaded.size()) +
                        " results document given; a summary of sessions takes two or more");
     const auto& [first_origin, first] = loaded.front();
+    std::map<std::string, std::string> seen;  // host and start time -> the first document with them
     for (const auto& [origin, doc] : loaded) {
+      // The same session named twice (a file and its folder, or a copy) would count twice.
+      const auto [it, fresh] = seen.emplace(doc.run.host + " " + doc.run.started_utc, origin);
+      if (!fresh)
+        throw InputError("sessions: " + origin + " and " + it->second + " are the same session (host '" + doc.run.host +
+                         "', started " + doc.run.started_utc + ")");
       if (!doc.run.shard.empty())
         throw InputError(origin + ": a shard (" + doc.run.shard + ") is part of a session, not one; merge the shards first (assay merge)");
       if (!doc.run.ab_pair.empty())

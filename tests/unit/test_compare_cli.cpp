@@ -228,10 +228,12 @@ TEST(CompareCli, SessionsSummariseSeparateRuns) {
   other_suite.run.suite_hash = "fedcba9876543210";
   write_file_atomically(d / "other.json", to_json_text(other_suite));
   auto other_gpu = doc_on("NVIDIA H200", {ok_case("gemm", "assay", 1024, src.lognormal(40, 100000, 0.01))});
+  other_gpu.run.started_utc = "2026-11-20T15:00:00Z";
   write_file_atomically(d / "h200.json", to_json_text(other_gpu));
   auto shard = session("2026-11-20T14:00:00Z", 100000);
   shard.run.shard = "1/2";
   write_file_atomically(d / "shard.json", to_json_text(shard));
+  fs::copy_file(d / "b.json", d / "copy-of-b.json");
   const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
       {{"sessions", "a.json", "--out", "g1"}, "two or more"},
       {{"sessions", "a.json", "other.json", "--out", "g2"}, "different suites"},
@@ -239,6 +241,7 @@ TEST(CompareCli, SessionsSummariseSeparateRuns) {
       {{"sessions", "a.json", "shard.json", "--out", "g4"}, "assay merge"},
       {{"sessions", "a.json", "missing.json", "--out", "g5"}, "no such file"},
       {{"sessions", "a.json", "b.json", "--out", "a.json"}, "not a folder"},
+      {{"sessions", "a.json", "b.json", "copy-of-b.json", "--out", "g6"}, "same session"},
   };
   for (const auto& [args, says] : bad) {
     const Outcome e = run_assay_in(d, args);
@@ -246,5 +249,5 @@ TEST(CompareCli, SessionsSummariseSeparateRuns) {
     EXPECT_EQ(line_count(e.out), 1u) << e.out;
     EXPECT_NE(e.out.find(says), std::string::npos) << e.out;
   }
-  for (const char* g : {"g1", "g2", "g3", "g4", "g5"}) EXPECT_FALSE(fs::exists(d / g)) << g;
+  for (const char* g : {"g1", "g2", "g3", "g4", "g5", "g6"}) EXPECT_FALSE(fs::exists(d / g)) << g;
 }
