@@ -153,6 +153,7 @@ AbOutcome run_ab(const AbOptions& o, const std::function<void(const std::string&
     const PlannedCase& pc = planned[i];
     const Backend& backend = *find_backend(pc.backend);
     std::vector<CaseRecord> parts[2];
+    std::uint64_t target = o.rounds;  // grows by a pair while the case is undecided (--max-rounds)
     const auto not_run = [&](int s, CaseStatus status, const std::string& why) {
       CaseRecord rec = verify::planned_record(resolve_case(pc, o.run, CaseRound{0, o.rounds}, o.run.device));
       rec.status = status;
@@ -169,7 +170,6 @@ AbOutcome run_ab(const AbOptions& o, const std::function<void(const std::string&
     } else {
       progress("[" + std::to_string(i + 1) + "/" + std::to_string(planned.size()) + "] " + pc.id + " ...");
       const measure::Criterion whole = resolve_case(pc, o.run, CaseRound{0, 1}, o.run.device).criterion;
-      std::uint64_t target = o.rounds;  // grows by a pair while the case is undecided (--max-rounds)
       for (std::uint64_t r = 0; r < target; ++r) {
         // A B in even rounds, B A in odd ones: over each pair of rounds both sides hold both places.
         for (const int s : r % 2 == 0 ? std::array{0, 1} : std::array{1, 0}) {
@@ -196,11 +196,12 @@ AbOutcome run_ab(const AbOptions& o, const std::function<void(const std::string&
     for (int s = 0; s < 2; ++s) {
       const std::size_t rounds_done = parts[s].size();
       CaseRecord rec = rounds_done == 1 ? std::move(parts[s].front()) : finish_case_rounds(parts[s]);
-      // Fewer rounds than asked because of Ctrl-C: not a full set of pairs. (Fewer because the
-      // other side failed: this side's timing stands; the comparison says FAILED or NEW/GONE.)
-      if (rec.status == CaseStatus::ok && interrupt_signal() && rounds_done < o.rounds) {
+      // Fewer rounds than asked (or than a sequential case had grown to) because of Ctrl-C: not a
+      // full set of pairs. (Fewer because the other side failed: this side's timing stands; the
+      // comparison says FAILED or NEW/GONE.)
+      if (rec.status == CaseStatus::ok && interrupt_signal() && rounds_done < target) {
         rec.status = CaseStatus::interrupted;
-        rec.reason = "assay was interrupted after " + std::to_string(rounds_done) + " of " + std::to_string(o.rounds) +
+        rec.reason = "assay was interrupted after " + std::to_string(rounds_done) + " of " + std::to_string(target) +
                      " rounds";
       }
       char buf[96] = "";

@@ -31,6 +31,8 @@ std::vector<fs::path> results_of(const fs::path& out) {
   return found;
 }
 
+ResultsDocument read_doc(const fs::path& f) { return parse_results_json(read_text_file(f), f.string()); }
+
 std::vector<std::string> ab_args(const fs::path& out, const std::string& slowdown) {
   std::vector<std::string> a{"ab", assay::test::source_dir() + "/tests/data/ab_cpu.toml", "--device", "cpu", "--base",
                              assay_testbed_bin(), "--candidate", assay_testbed_bin(), "--rounds", "4", "--out",
@@ -60,8 +62,8 @@ TEST(AbCli, PlantedSlowdownIsSlowerRoundPairByRoundPair) {
   ASSERT_EQ(files.size(), 2u);  // base.json, candidate.json in one folder
   EXPECT_EQ(files[0].filename(), "base.json");
   EXPECT_EQ(files[1].filename(), "candidate.json");
-  const ResultsDocument base = parse_results_json(read_text_file(files[0]), files[0].string());
-  const ResultsDocument cand = parse_results_json(read_text_file(files[1]), files[1].string());
+  const ResultsDocument base = read_doc(files[0]);
+  const ResultsDocument cand = read_doc(files[1]);
   EXPECT_FALSE(base.run.ab_pair.empty());
   EXPECT_EQ(base.run.ab_pair, cand.run.ab_pair);
   EXPECT_EQ(base.run.ab_side, "base");
@@ -89,7 +91,7 @@ TEST(AbCli, ExtraKPlantIsInsideTheCallAndStillChecked) {
   EXPECT_NE(r.out.find("0 FASTER, "), std::string::npos) << r.out;
   const auto files = results_of(d / "out");
   ASSERT_EQ(files.size(), 2u);
-  const ResultsDocument cand = parse_results_json(read_text_file(files[1]), files[1].string());
+  const ResultsDocument cand = read_doc(files[1]);
   ASSERT_EQ(cand.cases.size(), 1u);
   EXPECT_EQ(cand.cases[0].status, CaseStatus::ok) << case_status_name(cand.cases[0].status);
   EXPECT_NE(cand.cases[0].variant.find("+planted 66.67% more multiply-adds (k 96 -> 160"), std::string::npos)
@@ -138,8 +140,8 @@ TEST(AbCli, SequentialRoundsExtendUndecidedCases) {
   EXPECT_NE(r.out.find("sequential, 3 looks"), std::string::npos) << r.out;
   const auto files = results_of(d / "out");
   ASSERT_EQ(files.size(), 2u);
-  const ResultsDocument base = parse_results_json(read_text_file(files[0]), files[0].string());
-  const ResultsDocument cand = parse_results_json(read_text_file(files[1]), files[1].string());
+  const ResultsDocument base = read_doc(files[0]);
+  const ResultsDocument cand = read_doc(files[1]);
   EXPECT_EQ(base.run.environment.at("ab.looks"), "3");
   EXPECT_EQ(cand.run.environment.at("ab.max_rounds"), "6");
   ASSERT_EQ(cand.cases.size(), 1u);
@@ -196,7 +198,7 @@ k = 32
   const auto files = results_of(d / "out");
   ASSERT_EQ(files.size(), 2u);
   for (const auto& f : files) {
-    const ResultsDocument doc = parse_results_json(read_text_file(f), f.string());
+    const ResultsDocument doc = read_doc(f);
     EXPECT_EQ(doc.cases.size(), 5u) << f;
     EXPECT_EQ(doc.cases.back().status, CaseStatus::interrupted) << f;
   }

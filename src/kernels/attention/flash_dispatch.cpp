@@ -13,9 +13,10 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 }  // namespace
 
 std::string FlashConfig::name(int d) const {
-  // nNN: keys per K/V block (flash_hopper.cu's Layout::kBN: 80 at d = 256).
-  return std::string(wgmma ? "flash_wgmma_m" : "flash_mma_m") + std::to_string(rows) +
-         (wgmma ? (d == 256 ? "n80_d" : "n128_d") : "n64_d") + std::to_string(d) + (splits > 1 ? "_kv" + std::to_string(splits) : "");
+  // nNN: keys per K/V block.
+  const int keys = wgmma ? attention_hopper::block_keys(d) : 64;
+  return std::string(wgmma ? "flash_wgmma_m" : "flash_mma_m") + std::to_string(rows) + "n" + std::to_string(keys) + "_d" +
+         std::to_string(d) + (splits > 1 ? "_kv" + std::to_string(splits) : "");
 }
 
 FlashConfig flash_config_named(const std::string& name) {

@@ -73,10 +73,7 @@ using Ring = hopper::Ring<kStages>;
 
 template <int kD, int C>
 struct Layout {
-  // Keys per K/V block: 128, or 80 at d = 256, where two stages of 128-key K and V blocks
-  // (256 KiB) would not fit beside Q (FlashAttention-3's choice there as well).
-  // (64-key blocks measured 6% slower at (1, 16, 8192, 256).)
-  static constexpr int kBN = kD == 256 ? 80 : 128;
+  static constexpr int kBN = block_keys(kD);
   static constexpr int kAtoms = kD / 64;
   static constexpr int kQRows = 64 * C;
   static constexpr int kQBytes = kQRows * kD * 2;

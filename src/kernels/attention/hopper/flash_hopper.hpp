@@ -7,6 +7,11 @@
 
 namespace assay::kernels::attention_hopper {
 
+// Keys per K/V block: 128, or 80 at d = 256, where two stages of 128-key K and V blocks
+// (256 KiB) would not fit beside Q (FlashAttention-3's choice there as well; 64-key blocks
+// measured 6% slower at (1, 16, 8192, 256)). The kernel's layout and the configuration's name.
+constexpr int block_keys(int d) { return d == 256 ? 80 : 128; }
+
 // consumers: warp groups of 64 query rows each (1 or 2), beside one producer warp group;
 // splits: CTAs (one cluster) sharing each query block's key blocks, 1, 2, 4 or 8 (more than 1
 // with one consumer only).
