@@ -10,6 +10,7 @@
 #include "backends/backend.hpp"
 #include "core/error.hpp"
 #include "kernels/attention/flash_attention.hpp"
+#include "kernels/attention/hopper/flash_hopper.hpp"
 #include "kernels/gemm/hopper/tensor_maps.hpp"
 #include "gpu_test_support.hpp"
 #include "oracle_check.hpp"
@@ -86,20 +87,43 @@ TEST(GpuFlashAttention, ClusterCapacityIsKnown) {
   }
 }
 
+// The kernels' register and shared-memory budgets give the residency they were sized for (the
+// d = 64 one-consumer kernel: three CTAs per SM through setmaxnreg, docs/kernels/attention.md).
+TEST(GpuFlashAttention, ResidencyIsAsDesigned) {
+  ASSAY_REQUIRE_GPU();
+  int device = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  if (!kernels::hopper::device_facts(device).hopper) GTEST_SKIP() << "the wgmma kernel runs on compute capability 9.0 only";
+  struct Want {
+    int d, consumers, ctas;
+  };
+  for (DType t : {DType::f16, DType::bf16})
+    for (Want w : {Want{64, 1, 3}, Want{64, 2, 1}, Want{128, 1, 1}, Want{128, 2, 1}, Want{256, 2, 1}}) {
+      kernels::FlashAttentionArgs a;
+      a.heads = 1;
+      a.s = 1024;
+      a.d = w.d;
+      a.dtype = t;
+      EXPECT_EQ(kernels::attention_hopper::resident_ctas(a, w.consumers), w.ctas)
+          << "d " << w.d << ", " << w.consumers << " consumer(s), " << dtype_name(t);
+    }
+}
+
 // s = 1 with causal: the one row sees only key 0, so O must equal V exactly up to rounding.
 TEST(GpuFlashAttention, SingleKeyReturnsV) {
   ASSAY_REQUIRE_GPU();
   const Backend& backend = *find_backend("assay");
-  for (DType t : {DType::f16, DType::bf16}) {
-    const AttentionProblem p(3, 5, 1, 128, true, t);
-    const auto inputs = p.make_inputs(3);
-    auto inst = backend.instantiate(p, inputs);
-    inst->poison_output();
-    inst->call(nullptr);
-    const auto out = inst->read_output();
-    for (std::size_t i = 0; i < out.numel(); ++i)
-      ASSERT_EQ(load_as_double(t, out.data.data(), i), load_as_double(t, inputs[2].data.data(), i)) << i;
-  }
+  for (DType t : {DType::f16, DType::bf16})
+    for (int d : {64, 128}) {
+      const AttentionProblem p(3, 5, 1, d, true, t);
+      const auto inputs = p.make_inputs(3);
+      auto inst = backend.instantiate(p, inputs);
+      inst->poison_output();
+      inst->call(nullptr);
+      const auto out = inst->read_output();
+      for (std::size_t i = 0; i < out.numel(); ++i)
+        ASSERT_EQ(load_as_double(t, out.data.data(), i), load_as_double(t, inputs[2].data.data(), i)) << i;
+    }
 }
 
 TEST(GpuFlashAttention, FiftyRandomShapesPerDtype) {

@@ -67,7 +67,6 @@ using hopper::wgmma_wait;
 constexpr int kStages = 2;     // K/V blocks in flight
 constexpr int kRowBytes = 128; // one swizzle row: 64 elements of d
 constexpr int kProducerRegs = 24;
-constexpr int kConsumerRegs = 240;
 
 using Ring = hopper::Ring<kStages>;
 
@@ -85,6 +84,27 @@ struct Layout {
   static_assert(kSmemBytes <= 227 * 1024, "the ring and Q exceed shared memory");
   // Split-KV's merge leaves O (fp32, rows padded by 4) and each row's (max, sum) in the ring.
   static constexpr bool kRingHoldsPartials = kQRows * ((kD + 4) * 4 + 8) <= kStages * kStageBytes;
+};
+
+// CTAs per SM the registers are sized for, and their split between the warp groups. d = 64 with
+// one consumer (73 KiB of shared memory): three, launched at 80 registers a thread; the producer
+// gives 56 back (setmaxnreg) and the consumer takes them (136): 1.10-1.15x faster on the 27-point
+// matrix than two CTAs at 128 registers each (docs/kernels/attention.md, "Three CTAs per SM").
+// The split-KV instance keeps two: its grids are small by construction (its rule splits only
+// where the query blocks leave SMs idle). Two consumers: one CTA, the producer's registers to them.
+template <int kD, int C, bool kSplit>
+struct Registers {
+  static constexpr int kThreads = 128 * (C + 1);
+  static constexpr int kMinBlocks = kD == 64 && C == 1 ? (kSplit ? 2 : 3) : 1;
+  static constexpr bool kReallocates = C > 1 || kMinBlocks > 2;
+  static constexpr int kLaunchRegs = 65536 / (kThreads * kMinBlocks) / 8 * 8;
+  static constexpr int kConsumerRegs = (kLaunchRegs * kThreads - kProducerRegs * 128) / (128 * C) / 8 * 8 < 240
+                                           ? (kLaunchRegs * kThreads - kProducerRegs * 128) / (128 * C) / 8 * 8
+                                           : 240;
+  static_assert(!kReallocates || kConsumerRegs >= kLaunchRegs, "the consumers must not give registers back");
+  // ptxas checks each instruction against the launch's register count, not the consumer's: an
+  // n128 wgmma's 64 accumulators do not fit 80, so S is then issued as two n64 halves.
+  static constexpr bool kSHalves = kLaunchRegs < 96;
 };
 
 template <bool kBf16>
@@ -214,12 +234,13 @@ __device__ __forceinline__ void merge_split_kv(unsigned char* ring, const float 
 // compiled without any of it: carrying the share's bounds and the merge in every instance made
 // the d = 64 kernel 1.7% slower on the 27-point matrix (`assay ab`, 8 rounds, H100).
 template <bool kBf16, int kD, int C, bool kSplit>
-__global__ void __launch_bounds__(Layout<kD, C>::kThreads, 1)
+__global__ void __launch_bounds__(Layout<kD, C>::kThreads, (Registers<kD, C, kSplit>::kMinBlocks))
     flash_hopper_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                         const __grid_constant__ CUtensorMap map_v,
                         std::conditional_t<kBf16, __nv_bfloat16, __half>* __restrict__ o, int s, int causal,
                         float scale_log2) {
   using L = Layout<kD, C>;
+  using R = Registers<kD, C, kSplit>;
   using T = std::conditional_t<kBf16, __nv_bfloat16, __half>;
   constexpr int kBN = L::kBN;
   static_assert(!kSplit || L::kRingHoldsPartials, "split-KV's partials exceed the ring");
@@ -264,7 +285,7 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, 1)
   __syncthreads();
 
   if (warp_group == 0) {
-    if constexpr (C > 1) hopper::regs_release<kProducerRegs>();
+    if constexpr (R::kReallocates) hopper::regs_release<kProducerRegs>();
     if (tid == 0) {
       mbar_arrive_expect_tx(reinterpret_cast<std::uint64_t*>(smem + L::kBarrierOffset), L::kQBytes);
 #pragma unroll
@@ -300,7 +321,7 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, 1)
     return;
   }
 
-  if constexpr (C > 1) hopper::regs_claim<kConsumerRegs>();
+  if constexpr (R::kReallocates) hopper::regs_claim<R::kConsumerRegs>();
   const int consumer = warp_group - 1;
   const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
   const int warp_row0 = q0 + consumer * 64 + warp * 16;  // this warp's 16 rows
@@ -323,8 +344,16 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, 1)
     for (int kk = 0; kk < kD / 16; ++kk) {
       // A k16 step: 32 bytes along the swizzled row; d = 128's second half is the next atom.
       const std::uint64_t da = smem_desc_at(q_addr + (kk / 4) * L::kQRows * kRowBytes + (kk % 4) * 32, 16, 1024);
-      const std::uint64_t db = smem_desc_at(sk + (kk / 4) * kBN * kRowBytes + (kk % 4) * 32, 16, 1024);
-      mma_s<kBf16, kBN>(sacc, da, db, kk > 0 ? 1 : 0);
+      const std::uint32_t b = sk + (kk / 4) * kBN * kRowBytes + (kk % 4) * 32;
+      if constexpr (R::kSHalves) {
+        // Keys 0-63 and 64-127 as two n64 wgmmas: one n128 needs more than 80 registers at once.
+        constexpr int kHalf = kBN / 2;
+        mma_s<kBf16, kHalf>(reinterpret_cast<float(&)[kHalf / 2]>(sacc[0]), da, smem_desc_at(b, 16, 1024), kk > 0);
+        mma_s<kBf16, kHalf>(reinterpret_cast<float(&)[kHalf / 2]>(sacc[kHalf / 2]), da,
+                            smem_desc_at(b + kHalf * kRowBytes, 16, 1024), kk > 0);
+      } else {
+        mma_s<kBf16, kBN>(sacc, da, smem_desc_at(b, 16, 1024), kk > 0 ? 1 : 0);
+      }
     }
     wgmma_commit();
   };
@@ -346,24 +375,12 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, 1)
     mask_block<kBN>(sacc, j * kBN, s, causal, warp_row0, row0, t);
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      float mx = row_max[r];
-#pragma unroll
-      for (int nt = 0; nt < kBN / 8; ++nt) mx = fmaxf(mx, fmaxf(sacc[4 * nt + 2 * r], sacc[4 * nt + 2 * r + 1]));
-      mx = quad_max(mx);
+      const float mx = quad_max(row_max_of<kBN>(sacc, r, row_max[r]));
       // A row with every key so far masked keeps max −inf; subtract 0 then, not −inf (NaN).
       const float m_scaled = mx == -INFINITY ? 0.0f : mx * scale_log2;
       alpha[r] = ex2(row_max[r] * scale_log2 - m_scaled);
       row_max[r] = mx;
-      float sum = 0.0f;
-#pragma unroll
-      for (int nt = 0; nt < kBN / 8; ++nt) {
-        const float p0 = ex2(fmaf(sacc[4 * nt + 2 * r], scale_log2, -m_scaled));
-        const float p1 = ex2(fmaf(sacc[4 * nt + 2 * r + 1], scale_log2, -m_scaled));
-        sacc[4 * nt + 2 * r] = p0;
-        sacc[4 * nt + 2 * r + 1] = p1;
-        sum += p0 + p1;
-      }
-      row_sum[r] = row_sum[r] * alpha[r] + sum;
+      row_sum[r] = row_sum[r] * alpha[r] + exp2_row<kBN>(sacc, r, scale_log2, -m_scaled);
     }
   };
   // P packed to 16 bits as the A fragments of the k16 steps of P·V: the S accumulators of two
@@ -428,8 +445,14 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, 1)
 template <bool kBf16, int kD, int C, bool kSplit>
 cudaError_t launch_shape(const FlashAttentionArgs& a, int splits, cudaLaunchConfig_t& cfg, cudaLaunchAttribute& cluster) {
   using L = Layout<kD, C>;
-  static const cudaError_t attr = cudaFuncSetAttribute(flash_hopper_kernel<kBf16, kD, C, kSplit>,
-                                                       cudaFuncAttributeMaxDynamicSharedMemorySize, L::kSmemBytes);
+  // All of the SM's unified L1/shared memory as shared memory: three d = 64 CTAs take 222 KiB.
+  static const cudaError_t attr = [] {
+    const auto kernel = flash_hopper_kernel<kBf16, kD, C, kSplit>;
+    const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kSmemBytes);
+    return e != cudaSuccess ? e
+                            : cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                                   cudaSharedmemCarveoutMaxShared);
+  }();
   cluster = {};
   cluster.id = cudaLaunchAttributeClusterDimension;
   cluster.val.clusterDim.x = cluster.val.clusterDim.y = 1;
@@ -484,6 +507,28 @@ int clusters_config(const FlashAttentionArgs& a, int splits) {
   return n;
 }
 
+template <bool kBf16, int kD, int C>
+int resident_config(const FlashAttentionArgs& a) {
+  cudaLaunchConfig_t cfg;
+  cudaLaunchAttribute cluster;
+  int n = 0;
+  if (launch_shape<kBf16, kD, C, false>(a, 1, cfg, cluster) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, flash_hopper_kernel<kBf16, kD, C, false>, Layout<kD, C>::kThreads,
+                                                    Layout<kD, C>::kSmemBytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+template <bool kBf16>
+int resident_typed(const FlashAttentionArgs& a, int consumers) {
+  if (a.d == 256) return consumers == 2 ? resident_config<kBf16, 256, 2>(a) : 0;
+  if (a.d == 64) return consumers == 2 ? resident_config<kBf16, 64, 2>(a) : resident_config<kBf16, 64, 1>(a);
+  if (a.d == 128) return consumers == 2 ? resident_config<kBf16, 128, 2>(a) : resident_config<kBf16, 128, 1>(a);
+  return 0;
+}
+
 // Split-KV is compiled for one consumer only: two (128 query rows per share) never won a
 // measurement (docs/kernels/attention.md, split-KV), and each instance costs CI build time.
 template <bool kBf16>
@@ -508,6 +553,12 @@ int max_active_clusters(const FlashAttentionArgs& a, int splits) {
   const bool bf16 = a.dtype == DType::bf16;
   if (a.d == 64) return bf16 ? clusters_config<true, 64>(a, splits) : clusters_config<false, 64>(a, splits);
   return bf16 ? clusters_config<true, 128>(a, splits) : clusters_config<false, 128>(a, splits);
+}
+
+int resident_ctas(const FlashAttentionArgs& a, int consumers) {
+  if (consumers != 1 && consumers != 2) return 0;
+  if (a.dtype == DType::bf16) return resident_typed<true>(a, consumers);
+  return a.dtype == DType::f16 ? resident_typed<false>(a, consumers) : 0;
 }
 
 cudaError_t launch(const FlashAttentionArgs& a, int consumers, int splits, cudaStream_t stream) {

@@ -21,4 +21,8 @@ cudaError_t launch(const FlashAttentionArgs& a, int consumers, int splits, cudaS
 // (cudaOccupancyMaxActiveClusters); 0 when the runtime cannot say.
 int max_active_clusters(const FlashAttentionArgs& a, int splits);
 
+// CTAs of the unsplit kernel for (a.d, a.dtype, consumers) one SM holds at once
+// (cudaOccupancyMaxActiveBlocksPerMultiprocessor); 0 when the runtime cannot say.
+int resident_ctas(const FlashAttentionArgs& a, int consumers);
+
 }  // namespace assay::kernels::attention_hopper

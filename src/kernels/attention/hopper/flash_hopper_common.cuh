@@ -16,6 +16,34 @@ __device__ __forceinline__ float ex2(float x) {
   return y;
 }
 
+// Row r of a block's scores (accumulators 4·nt + 2r, 4·nt + 2r + 1): the maximum of `start` and
+// the thread's values. Four partial maxima, not one chain of kBN/4 dependent FMNMX stalled on their
+// latency.
+template <int kBN>
+__device__ __forceinline__ float row_max_of(const float (&sacc)[kBN / 2], int r, float start) {
+  float part[4] = {start, -INFINITY, -INFINITY, -INFINITY};
+#pragma unroll
+  for (int nt = 0; nt < kBN / 8; ++nt)
+    part[nt % 4] = fmaxf(part[nt % 4], fmaxf(sacc[4 * nt + 2 * r], sacc[4 * nt + 2 * r + 1]));
+  return fmaxf(fmaxf(part[0], part[1]), fmaxf(part[2], part[3]));
+}
+
+// Row r of a block's scores x to the unnormalised weights 2^(x·sl + bias), in place; returns the
+// thread's sum of them (four partial sums, as above).
+template <int kBN>
+__device__ __forceinline__ float exp2_row(float (&sacc)[kBN / 2], int r, float sl, float bias) {
+  float sums[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+  for (int nt = 0; nt < kBN / 8; ++nt) {
+    const float p0 = ex2(fmaf(sacc[4 * nt + 2 * r], sl, bias));
+    const float p1 = ex2(fmaf(sacc[4 * nt + 2 * r + 1], sl, bias));
+    sacc[4 * nt + 2 * r] = p0;
+    sacc[4 * nt + 2 * r + 1] = p1;
+    sums[nt % 4] += p0 + p1;
+  }
+  return (sums[0] + sums[1]) + (sums[2] + sums[3]);
+}
+
 // The max and the sum of a row's values over the 4 lanes of a quad (the row's 4 threads).
 __device__ __forceinline__ float quad_max(float x) {
   x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));

@@ -351,30 +351,13 @@ __global__ void __launch_bounds__(Layout<kD, C, kVtInKernel>::kThreads, 1)
   // Online softmax in the log2 domain; P = 2^(x·sl - m·sl + 8) (header: P's range).
   auto softmax = [&](float (&sacc)[kBN / 2], int j, float (&alpha)[2]) {
     mask_block<kBN>(sacc, j * kBN, s, causal, warp_row0, row0, t);
-    // Max and sum over 4 partials each: one chain of 32 dependent FMNMX / FADD per row
-    // stalled on their latency ("wait").
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      float part[4] = {row_max[r], -INFINITY, -INFINITY, -INFINITY};
-#pragma unroll
-      for (int nt = 0; nt < kBN / 8; ++nt)
-        part[nt % 4] = fmaxf(part[nt % 4], fmaxf(sacc[4 * nt + 2 * r], sacc[4 * nt + 2 * r + 1]));
-      float mx = fmaxf(fmaxf(part[0], part[1]), fmaxf(part[2], part[3]));
-      mx = quad_max(mx);
+      const float mx = quad_max(row_max_of<kBN>(sacc, r, row_max[r]));
       const float m_scaled = mx == -INFINITY ? 0.0f : mx * sl;
       alpha[r] = ex2(row_max[r] * sl - m_scaled);
       row_max[r] = mx;
-      const float bias = kPShift - m_scaled;
-      float sums[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-      for (int nt = 0; nt < kBN / 8; ++nt) {
-        const float p0 = ex2(fmaf(sacc[4 * nt + 2 * r], sl, bias));
-        const float p1 = ex2(fmaf(sacc[4 * nt + 2 * r + 1], sl, bias));
-        sacc[4 * nt + 2 * r] = p0;
-        sacc[4 * nt + 2 * r + 1] = p1;
-        sums[nt % 4] += p0 + p1;
-      }
-      row_sum[r] = row_sum[r] * alpha[r] + ((sums[0] + sums[1]) + (sums[2] + sums[3]));
+      row_sum[r] = row_sum[r] * alpha[r] + exp2_row<kBN>(sacc, r, sl, kPShift - m_scaled);
     }
   };
   // k32 step kj covers n8 tiles 4kj..4kj+3; register r of its A fragment takes, for row g
