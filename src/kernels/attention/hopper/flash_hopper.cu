@@ -11,8 +11,10 @@
 //              empty barriers for K and V: the producer loads K one block ahead of V, a K slot
 //              is released (one arrival per consumer) once its S has retired, a V slot once
 //              its P·V has
-//   S = Q·Kᵀ   wgmma m64n128k16 (n80 at d = 256), A = Q and B = K from shared memory, both
-//              K-major (d contiguous)
+//   residency  d = 64 with one consumer: three CTAs per SM (80 registers at launch, setmaxnreg
+//              24 producer / 136 consumer); the others one (Registers, below)
+//   S = Q·Kᵀ   wgmma m64n128k16 (n80 at d = 256; two n64 halves in the three-CTA instance),
+//              A = Q and B = K from shared memory, both K-major (d contiguous)
 //   softmax    online in registers, log2 domain with the scale folded in (ex2.approx), the row
 //              max and sum over the 4 lanes of a quad; masked keys (past s, causal j > i) are
 //              −inf, tested only in blocks that cross s or the diagonal
@@ -30,8 +32,9 @@
 //              owners' rings, and after a second one each owner merges its rows (log-sum-exp)
 //              from its own shared memory and stores them
 //
-// Two consumer warp groups overlap each other: one's softmax runs while the other's wgmmas
-// occupy the tensor cores. Within a warp group, S, softmax and P·V are serial
+// Consumer warp groups on one SM (two in a CTA, or one in each of three CTAs at d = 64) overlap
+// each other: one's softmax runs while another's wgmmas occupy the tensor cores. Within a warp
+// group, S, softmax and P·V are serial
 // (docs/kernels/attention.md: FlashAttention-3's intra-warp-group pipelining was slower here).
 #include "kernels/attention/hopper/flash_hopper.hpp"
 
@@ -88,8 +91,9 @@ struct Layout {
 
 // CTAs per SM the registers are sized for, and their split between the warp groups. d = 64 with
 // one consumer (73 KiB of shared memory): three, launched at 80 registers a thread; the producer
-// gives 56 back (setmaxnreg) and the consumer takes them (136): 1.10-1.15x faster on the 27-point
-// matrix than two CTAs at 128 registers each (docs/kernels/attention.md, "Three CTAs per SM").
+// gives 56 back (setmaxnreg) and the consumer takes them (136): 0.85-0.93x the time of two CTAs
+// at 128 registers each on 26 of the 27-point matrix's points (docs/kernels/attention.md, "Three
+// CTAs per SM").
 // The split-KV instance keeps two: its grids are small by construction (its rule splits only
 // where the query blocks leave SMs idle). Two consumers: one CTA, the producer's registers to them.
 template <int kD, int C, bool kSplit>
@@ -98,9 +102,10 @@ struct Registers {
   static constexpr int kMinBlocks = kD == 64 && C == 1 ? (kSplit ? 2 : 3) : 1;
   static constexpr bool kReallocates = C > 1 || kMinBlocks > 2;
   static constexpr int kLaunchRegs = 65536 / (kThreads * kMinBlocks) / 8 * 8;
-  static constexpr int kConsumerRegs = (kLaunchRegs * kThreads - kProducerRegs * 128) / (128 * C) / 8 * 8 < 240
-                                           ? (kLaunchRegs * kThreads - kProducerRegs * 128) / (128 * C) / 8 * 8
-                                           : 240;
+  // A consumer thread's share of the CTA's registers once the producer holds only its 24 (steps
+  // of 8), capped at 240.
+  static constexpr int kConsumerShare = (kLaunchRegs * kThreads - kProducerRegs * 128) / (128 * C) / 8 * 8;
+  static constexpr int kConsumerRegs = kConsumerShare < 240 ? kConsumerShare : 240;
   static_assert(!kReallocates || kConsumerRegs >= kLaunchRegs, "the consumers must not give registers back");
   // ptxas checks each instruction against the launch's register count, not the consumer's: an
   // n128 wgmma's 64 accumulators do not fit 80, so S is then issued as two n64 halves.
