@@ -64,6 +64,7 @@ Action add_ab_command(CLI::App& app, const std::vector<std::string>& argv) {
     check_env("--candidate-env", a->ab.candidate.env);
     resolve_gate_flags(*f);
     a->ab.thresholds = f->options.thresholds;  // the looks of --max-rounds decide as compare will
+    a->ab.also_cycles = f->options.also_cycles;
     install_interrupt_handlers();
     const runner::AbOutcome out = runner::run_ab(a->ab, [](const std::string& line) { std::cerr << line << "\n"; });
     std::cerr << "assay ab: wrote " << out.base_path << " and " << out.candidate_path << "\n";

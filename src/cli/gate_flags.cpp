@@ -34,6 +34,9 @@ std::shared_ptr<GateFlags> add_gate_flags(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--normalize", f->normalize, "'peak': compare % of peak, also across GPU models")
       ->check(CLI::IsMember({"peak"}));
+  app.add_flag("--also-cycles", f->options.also_cycles,
+               "judge each case on time and on cycles (time x SM clock), each at alpha/2: sees a change of work "
+               "through the power cap's clock swings");
   f->outputs = {
       {app.add_option("--markdown", f->markdown, "write Markdown (PR comment, job summary) to this file"), &f->markdown},
       {app.add_option("--junit", f->junit, "write JUnit XML (one testcase per case) to this file"), &f->junit},
@@ -61,6 +64,8 @@ void resolve_gate_flags(GateFlags& f) {
   th.floor = f.floor_pct / 100.0;
   f.options.metric = *compare::parse_metric(f.metric);
   f.options.normalize_peak = f.normalize == "peak";
+  if (f.options.also_cycles && (f.options.metric != compare::Metric::time || f.options.normalize_peak))
+    throw InputError("--also-cycles: judges time and cycles together; use it with --metric time and without --normalize");
   for (const auto& v : f.fail_on) f.rules.fail_on.insert(verdict_flag("--fail-on", v));
   if (!f.require.empty()) f.rules.require = verdict_flag("--require", f.require);
   f.rules.gate_single_session = f.gate_single_session;

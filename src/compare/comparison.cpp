@@ -36,16 +36,7 @@ std::vector<double> metric_samples(const CaseRecord& c, Metric m) {
   if (c.status != CaseStatus::ok || !c.measurement || c.measurement->samples_ns.empty()) return {};
   const auto& t = c.measurement->samples_ns;
   if (m == Metric::time) return t;
-  if (m == Metric::cycles) {  // ns x MHz / 1000; only where every kept sample has its clock probed
-    const auto& mhz = c.measurement->sm_clock_mhz;
-    if (mhz.size() != t.size()) return {};
-    std::vector<double> v;
-    for (std::size_t i = 0; i < t.size(); ++i) {
-      if (!(mhz[i] > 0)) return {};
-      v.push_back(t[i] * mhz[i] * 1e-3);
-    }
-    return v;
-  }
+  if (m == Metric::cycles) return cycle_samples(*c.measurement);
   if (!c.derived) return {};
   const double peak = c.derived->peak_tflops;
   if (m == Metric::pct_of_peak && !(peak > 0)) return {};
@@ -251,7 +242,10 @@ std::size_t Comparison::count(Verdict v) const {
   return n;
 }
 
-Comparison compare_runs(const store::RunSet& base, const store::RunSet& cand, const CompareOptions& options) {
+namespace {
+
+// One metric's comparison (compare_runs without --also-cycles).
+Comparison compare_on(const store::RunSet& base, const store::RunSet& cand, const CompareOptions& options) {
   CompareOptions o = options;
   if (o.normalize_peak) o.metric = Metric::pct_of_peak;
   std::optional<std::regex> filter;
@@ -332,6 +326,48 @@ Comparison compare_runs(const store::RunSet& base, const store::RunSet& cand, co
         o.history_origin.empty() ? "no history read:" : "the history " + o.history_origin + " holds",
         stats::kMinHistorySessions));
   if (out.cases.empty()) throw InputError("no case to compare" + (o.filter.empty() ? "" : " matches --filter '" + o.filter + "'"));
+  return out;
+}
+
+std::string ratio_text(const CaseComparison& c) {
+  if (!c.stats) return stats::verdict_name(c.verdict);
+  return fmt::format("{} {:.3f} [{:.3f}, {:.3f}]", stats::verdict_name(c.verdict), c.stats->ratio, c.stats->ratio_ci.lo,
+                     c.stats->ratio_ci.hi);
+}
+
+}  // namespace
+
+Comparison compare_runs(const store::RunSet& base, const store::RunSet& cand, const CompareOptions& options) {
+  if (!options.also_cycles) return compare_on(base, cand, options);
+  if (options.metric != Metric::time || options.normalize_peak)
+    throw InputError("--also-cycles: judges time and cycles together; use it with --metric time and without --normalize");
+  CompareOptions half = options;
+  half.also_cycles = false;
+  half.thresholds = stats::at_each_look(options.thresholds, 2);  // alpha / 2 each: A/A false alarms stay under alpha
+  Comparison out = compare_on(base, cand, half);
+  half.metric = Metric::cycles;
+  std::map<std::string, CaseComparison> by_cycles;
+  for (auto& cc : compare_on(base, cand, half).cases) by_cycles.emplace(cc.case_id + "\n" + cc.key, std::move(cc));
+  std::size_t without = 0;
+  for (auto& cc : out.cases) {
+    const auto it = by_cycles.find(cc.case_id + "\n" + cc.key);
+    if (!cc.stats) continue;
+    if (it == by_cycles.end() || !it->second.stats) {
+      ++without;
+      continue;
+    }
+    const Verdict both = stats::combine_time_and_cycles(cc.verdict, it->second.verdict);
+    cc.why = fmt::format("time {}, cycles {}{}", ratio_text(cc), ratio_text(it->second),
+                         both == cc.verdict ? "" : ": " + stats::verdict_name(both) + " by cycles");
+    if (both != cc.verdict && it->second.verdict == both) cc.drift_covered = it->second.drift_covered;
+    cc.verdict = both;
+  }
+  out.notes.push_back(fmt::format(
+      "--also-cycles: each verdict from time and from cycles (time x SM clock), each tested at alpha / 2 = {:g}: SLOWER "
+      "or FASTER when either says so and the other not the opposite, SAME when either says SAME and neither more{}",
+      half.thresholds.alpha,
+      without ? fmt::format("; {} case{} without a clock probe judged on time alone", without, without == 1 ? "" : "s")
+              : ""));
   return out;
 }
 

@@ -34,6 +34,9 @@ struct CompareOptions {
   // (compare/history_noise.hpp); single-session comparisons use it. Empty: none known.
   std::map<std::string, stats::SessionSpread> session_spreads;
   std::string history_origin;  // the history they came from, for the notes; "" when none was read
+  // --also-cycles (metric time only): each case judged on time and on cycles, each at alpha / 2
+  // (stats::combine_time_and_cycles); the statistics shown are time's, the cycles verdict is in `why`.
+  bool also_cycles = false;
 };
 
 struct CaseComparison {
@@ -68,8 +71,8 @@ struct Comparison {
 // sessions (drift_covered false): what the renderings show.
 std::string verdict_label(const CaseComparison& c);
 
-// Throws InputError for a bad filter regex or a metric the documents cannot give (e.g.
-// --normalize peak where the peak is unknown).
+// Throws InputError for a bad filter regex, a metric the documents cannot give (e.g.
+// --normalize peak where the peak is unknown), or --also-cycles with a metric other than time.
 Comparison compare_runs(const store::RunSet& base, const store::RunSet& cand, const CompareOptions& options);
 
 // "3 FASTER, 1 SLOWER, 10 SAME, 2 AMBIGUOUS, 0 NEW, 0 GONE, 0 FAILED; geomean cand/base 0.9712 over 14 cases"

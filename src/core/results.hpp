@@ -117,6 +117,19 @@ struct MeasurementRecord {
   std::uint64_t gap_overruns = 0;
 };
 
+// Each kept sample's work in SM clock cycles, time x its probed clock (ns x MHz / 1000): blind to
+// the clock a power cap or boost chose. Empty unless every kept sample has its clock.
+inline std::vector<double> cycle_samples(const MeasurementRecord& m) {
+  if (m.sm_clock_mhz.size() != m.samples_ns.size() || m.samples_ns.empty()) return {};
+  std::vector<double> v;
+  v.reserve(m.samples_ns.size());
+  for (std::size_t i = 0; i < m.samples_ns.size(); ++i) {
+    if (!(m.sm_clock_mhz[i] > 0)) return {};
+    v.push_back(m.samples_ns[i] * m.sm_clock_mhz[i] * 1e-3);
+  }
+  return v;
+}
+
 struct DerivedRecord {
   double flops = 0;
   double min_bytes = 0;

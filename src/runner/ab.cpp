@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <regex>
 
 #include "backends/backend.hpp"
@@ -21,6 +22,7 @@
 #include "runner/run_metadata.hpp"
 #include "runner/run_record.hpp"
 #include "runner/runner.hpp"
+#include "stats/sample_comparison.hpp"
 #include "stats/session_noise.hpp"
 #include "suite/suite.hpp"
 #include "verify/resolved_case.hpp"
@@ -57,24 +59,37 @@ void keep_whole_time_budget(verify::ResolvedCase& rc, const measure::Criterion& 
   rc.criterion.timeout_s = whole.timeout_s;
 }
 
-// Whether the rounds so far leave the case's paired verdict on time AMBIGUOUS at this look.
-bool still_ambiguous(const std::vector<CaseRecord>& base, const std::vector<CaseRecord>& cand,
-                     const stats::Thresholds& at_look) {
-  stats::Sessions b, c;
-  for (const auto& r : base) {
-    if (!r.measurement || r.measurement->samples_ns.empty()) return false;
-    b.push_back(r.measurement->samples_ns);
-  }
-  for (const auto& r : cand) {
-    if (!r.measurement || r.measurement->samples_ns.empty()) return false;
-    c.push_back(r.measurement->samples_ns);
-  }
-  if (b.size() != c.size() || b.size() < 2) return false;
+// The paired verdict of the rounds so far on time (or on cycles), at this look; nullopt where a
+// round has no such samples or the samples are refused (compare then says why).
+std::optional<stats::Verdict> paired_verdict(const std::vector<CaseRecord>& base, const std::vector<CaseRecord>& cand,
+                                             bool cycles, const stats::Thresholds& at_look) {
+  stats::Sessions sides[2];
+  for (int s = 0; s < 2; ++s)
+    for (const auto& r : s == 0 ? base : cand) {
+      if (!r.measurement) return std::nullopt;
+      auto v = cycles ? cycle_samples(*r.measurement) : r.measurement->samples_ns;
+      if (v.empty()) return std::nullopt;
+      sides[s].push_back(std::move(v));
+    }
+  if (sides[0].size() != sides[1].size() || sides[0].size() < 2) return std::nullopt;
   try {
-    return stats::compare_paired_rounds(b, c, stats::Better::lower, at_look).verdict == stats::Verdict::ambiguous;
-  } catch (const std::invalid_argument&) {  // a sample compare refuses: let compare say so
-    return false;
+    return stats::compare_paired_rounds(sides[0], sides[1], stats::Better::lower, at_look).verdict;
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
   }
+}
+
+// Whether the rounds so far leave the case's verdict AMBIGUOUS at this look: on time, or with
+// --also-cycles on time and cycles together, each at half the look's alpha, as compare judges it.
+bool still_ambiguous(const std::vector<CaseRecord>& base, const std::vector<CaseRecord>& cand,
+                     const stats::Thresholds& at_look, bool also_cycles) {
+  if (!also_cycles) return paired_verdict(base, cand, false, at_look) == stats::Verdict::ambiguous;
+  const stats::Thresholds half = stats::at_each_look(at_look, 2);
+  const auto time = paired_verdict(base, cand, false, half);
+  if (!time) return false;
+  const auto cycles = paired_verdict(base, cand, true, half);
+  if (!cycles) return *time == stats::Verdict::ambiguous;  // no clock probe: judged on time alone
+  return stats::combine_time_and_cycles(*time, *cycles) == stats::Verdict::ambiguous;
 }
 
 }  // namespace
@@ -145,6 +160,8 @@ AbOutcome run_ab(const AbOptions& o, const std::function<void(const std::string&
     if (looks > 1) {
       side.run.environment["ab.max_rounds"] = std::to_string(max_rounds);
       side.run.environment["ab.looks"] = std::to_string(looks);
+      // What the looks judged (--also-cycles: time and cycles); a later compare picks its own.
+      if (o.also_cycles) side.run.environment["ab.also_cycles"] = "1";
     }
     side.file = std::make_unique<ResultsFile>(out.folder, side.name, planned.size(), side.run);
   }
@@ -186,7 +203,8 @@ AbOutcome run_ab(const AbOptions& o, const std::function<void(const std::string&
         // A side that is not ok ends the case for both: its pairs would be incomplete.
         if (interrupt_signal() || parts[0].back().status != CaseStatus::ok || parts[1].back().status != CaseStatus::ok)
           break;
-        if (r + 1 == target && target < max_rounds && still_ambiguous(parts[0], parts[1], at_look)) target += 2;
+        if (r + 1 == target && target < max_rounds && still_ambiguous(parts[0], parts[1], at_look, o.also_cycles))
+          target += 2;
       }
       if (target > o.rounds) progress("  " + pc.id + ": " + std::to_string(parts[0].size()) + " rounds (sequential)");
       for (int s = 0; s < 2; ++s)

@@ -22,10 +22,11 @@ struct AbOptions {
   WorkerProgram base, candidate;
   std::uint64_t rounds = 6;  // even, at least 2: pairs A B and B A balance a linear drift
   // Sequential rounds (docs/compare.md): a case whose paired verdict is AMBIGUOUS after `rounds`
-  // gets two more, up to max_rounds (even; 0 or `rounds`: fixed rounds). Decided on time, with
+  // gets two more, up to max_rounds (even; 0 or `rounds`: fixed rounds). Decided on time (and cycles), with
   // `thresholds` at each look (stats::at_each_look); compare applies the same to the verdicts.
   std::uint64_t max_rounds = 0;
   stats::Thresholds thresholds;
+  bool also_cycles = false;  // --also-cycles: the looks judge time and cycles as compare will
 };
 
 struct AbOutcome {

@@ -205,4 +205,16 @@ SampleComparison compare_samples(const Sessions& base, const Sessions& cand, Bet
   return c;
 }
 
+Verdict combine_time_and_cycles(Verdict time, Verdict cycles) {
+  const auto timed = [](Verdict v) {
+    return v == Verdict::faster || v == Verdict::slower || v == Verdict::same || v == Verdict::ambiguous;
+  };
+  if (!timed(time) || !timed(cycles)) return time;
+  const bool slower = time == Verdict::slower || cycles == Verdict::slower;
+  const bool faster = time == Verdict::faster || cycles == Verdict::faster;
+  if (slower != faster) return slower ? Verdict::slower : Verdict::faster;
+  if (slower) return Verdict::ambiguous;  // one says SLOWER, the other FASTER
+  return time == Verdict::same || cycles == Verdict::same ? Verdict::same : Verdict::ambiguous;
+}
+
 }  // namespace assay::stats

@@ -88,4 +88,11 @@ void decide_verdict(SampleComparison& c, Better better, const Thresholds& t);
 SampleComparison compare_samples(const Sessions& base, const Sessions& cand, Better better,
                                  const Thresholds& t);
 
+// The verdict of a case judged on time and on cycles (docs/compare.md, "Time and cycles"): SLOWER
+// or FASTER when either says so and the other does not say the opposite (then AMBIGUOUS), SAME when
+// either says SAME and neither says more, otherwise AMBIGUOUS. A verdict without timing (NEW, GONE,
+// FAILED) is time's. Cycles sees a change of work through the power cap's clock swings; time
+// sees what clock a change costs.
+Verdict combine_time_and_cycles(Verdict time, Verdict cycles);
+
 }  // namespace assay::stats

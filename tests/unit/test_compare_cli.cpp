@@ -98,6 +98,7 @@ TEST(CompareCli, BadInputIsOneLineAndExitThree) {
       {"compare", "base.json", "no-such-tag"},
       {"compare", "base.json", "cand.json", "--fail-on", "worse"},
       {"compare", "base.json", "cand.json", "--filter", "("},
+      {"compare", "base.json", "cand.json", "--also-cycles", "--metric", "tflops"},
       {"history"},
   };
   for (const auto& args : bad) {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <tuple>
 
 #include "compare_test_docs.hpp"
 #include "core/error.hpp"
@@ -145,6 +146,55 @@ TEST(Comparison, CyclesMetricSeesThroughTheClock) {
   EXPECT_FALSE(find_case(c, "gemm/cublas/f16/k=1024,m=1024,n=1024").stats);  // no clocks recorded
   EXPECT_EQ(parse_metric("cycles"), Metric::cycles);
   EXPECT_EQ(metric_value_text(190000, Metric::cycles), "190.0 k cycles");
+}
+
+// --also-cycles: the candidate does 3% more work, but its clock ran 3% higher, so its time did not
+// change; time says SAME, cycles SLOWER, and the combined verdict is SLOWER (each at alpha / 2).
+// A case without a clock probe keeps its time verdict; unchanged work stays SAME.
+TEST(Comparison, AlsoCyclesSeesMoreWorkBehindAHigherClock) {
+  const auto clocked = [](CaseRecord c, double mhz) {
+    c.measurement->sm_clock_mhz.assign(c.measurement->samples_ns.size(), mhz);
+    return c;
+  };
+  const store::RunSet base =
+      set_of("a", {doc_on(kH100, {clocked(ok_case("gemm", "assay", 1024, noisy(1, 100000)), 1800),
+                                  clocked(ok_case("gemm", "assay", 2048, noisy(2, 700000)), 1800),
+                                  ok_case("gemm", "cublas", 1024, noisy(3, 90000))})});
+  const store::RunSet cand =
+      set_of("b", {doc_on(kH100, {clocked(ok_case("gemm", "assay", 1024, noisy(4, 100000 * 1.03 * 1800 / 1854)), 1854),
+                                  clocked(ok_case("gemm", "assay", 2048, noisy(5, 700000)), 1800),
+                                  ok_case("gemm", "cublas", 1024, noisy(6, 90000))})});
+  CompareOptions o = with_quiet_history(base);
+  EXPECT_EQ(find_case(compare_runs(base, cand, o), "gemm/assay/f16/k=1024,m=1024,n=1024").verdict, Verdict::same);
+  o.also_cycles = true;
+  const Comparison c = compare_runs(base, cand, o);
+  EXPECT_EQ(c.metric, Metric::time);
+  const CaseComparison& more_work = find_case(c, "gemm/assay/f16/k=1024,m=1024,n=1024");
+  EXPECT_EQ(more_work.verdict, Verdict::slower);
+  EXPECT_NEAR(more_work.stats->ratio, 1.0, 0.01);  // the statistics shown are time's
+  EXPECT_NE(more_work.why.find("cycles SLOWER"), std::string::npos) << more_work.why;
+  EXPECT_NE(more_work.why.find("SLOWER by cycles"), std::string::npos) << more_work.why;
+  EXPECT_EQ(find_case(c, "gemm/assay/f16/k=2048,m=2048,n=2048").verdict, Verdict::same);
+  EXPECT_EQ(find_case(c, "gemm/cublas/f16/k=1024,m=1024,n=1024").verdict, Verdict::same);  // on time alone
+  bool noted = false;
+  for (const auto& n : c.notes) noted |= n.find("--also-cycles") != std::string::npos && n.find("1 case without") != std::string::npos;
+  EXPECT_TRUE(noted);
+  o.metric = Metric::cycles;
+  EXPECT_THROW(compare_runs(base, cand, o), InputError);
+}
+
+// The combination of the two verdicts, every pair: either metric's SLOWER or FASTER stands unless
+// the other says the opposite; SAME needs one SAME and no change; NEW, GONE, FAILED are time's.
+TEST(Comparison, TimeAndCyclesVerdictsCombine) {
+  using V = Verdict;
+  const V f = V::faster, s = V::slower, e = V::same, a = V::ambiguous;
+  const std::vector<std::tuple<V, V, V>> table = {
+      {f, f, f}, {f, e, f}, {f, a, f}, {f, s, a}, {s, s, s}, {s, e, s}, {s, a, s}, {s, f, a},
+      {e, e, e}, {e, a, e}, {a, e, e}, {e, f, f}, {e, s, s}, {a, a, a}, {a, f, f}, {a, s, s},
+      {V::new_case, s, V::new_case}, {V::gone, f, V::gone}, {V::failed, e, V::failed}};
+  for (const auto& [time, cycles, both] : table)
+    EXPECT_EQ(stats::combine_time_and_cycles(time, cycles), both)
+        << stats::verdict_name(time) << " + " << stats::verdict_name(cycles);
 }
 
 TEST(Comparison, RenamedBenchStillMatchesButOtherGpuDoesNot) {
