@@ -387,3 +387,77 @@ TEST(SessionNoise, RecordedH100AaSessions) {
             << ", gate failures " << within.gate_failures << "; with history " << history.faster + history.slower
             << ", AMBIGUOUS " << history.ambiguous << "\n";
 }
+
+// --also-cycles on an `assay ab` run of a power-capped GPU (the H100 gate runs of issue 25): each
+// round's clock is set by the cap, a few percent apart from round to round, and a sample's time is
+// its work (cycles, quiet) over that clock. A 3% change of work is then AMBIGUOUS by time in many
+// cases but SLOWER by time and cycles judged together; identical code raises no alarm; a change
+// that keeps the work but costs clock (4% lower in every candidate round) is SLOWER through time.
+namespace {
+// One side's round: `n` samples of `work` cycles (within-round spread 0.5%) at `mhz`.
+std::pair<std::vector<double>, std::vector<double>> capped_round(SampleSource& src, double work, double mhz,
+                                                                 std::size_t n) {
+  std::vector<double> ns, clocks;
+  for (double cycles : src.lognormal(n, work, 0.005)) {
+    ns.push_back(cycles / mhz * 1e3);
+    clocks.push_back(mhz);
+  }
+  return {ns, clocks};
+}
+
+// `rounds` rounds of `cases` cases; each side's clock in each round is 1800 MHz moved by a
+// log-normal swing of `swing` (its own draw: the cap reacts to each process's power).
+std::pair<store::RunSet, store::RunSet> capped_ab_run(SampleSource& src, std::size_t cases, std::size_t rounds,
+                                                      double work_factor, double clock_factor, double swing) {
+  std::vector<CaseRecord> sides[2];
+  for (std::size_t i = 0; i < cases; ++i) {
+    for (int s = 0; s < 2; ++s) {
+      std::vector<double> ns, clocks;
+      std::vector<std::uint64_t> counts;
+      for (std::size_t r = 0; r < rounds; ++r) {
+        const double mhz = 1800 * std::exp(swing * src.standard_normal()) * (s ? clock_factor : 1.0);
+        auto [t, c] = capped_round(src, level(i) * 1.8 * (s ? work_factor : 1.0), mhz, 20);
+        ns.insert(ns.end(), t.begin(), t.end());
+        clocks.insert(clocks.end(), c.begin(), c.end());
+        counts.push_back(t.size());
+      }
+      CaseRecord c = ok_case("gemm", "assay", 256 + 128 * static_cast<std::int64_t>(i), ns);
+      c.measurement->sm_clock_mhz = clocks;
+      c.measurement->round_samples = counts;
+      sides[s].push_back(std::move(c));
+    }
+  }
+  return {set_of("base", {ab_side("base", sides[0])}), set_of("cand", {ab_side("candidate", sides[1])})};
+}
+}  // namespace
+
+TEST(SessionNoise, AlsoCyclesSeesWorkThroughPowerCapClockSwings) {
+  SampleSource src(2029);
+  CompareOptions both;
+  both.also_cycles = true;
+  Tally aa_time, aa_both, work_time, work_both, clock_both;
+  for (int run = 0; run < 5; ++run) {
+    auto [a0, b0] = capped_ab_run(src, 32, 8, 1.0, 1.0, 0.03);
+    aa_time.add(compare_runs(a0, b0, {}), kFailOnSlower);
+    aa_both.add(compare_runs(a0, b0, both), kFailOnSlower);
+    auto [a3, b3] = capped_ab_run(src, 32, 8, 1.03, 1.0, 0.03);
+    work_time.add(compare_runs(a3, b3, {}), kFailOnSlower);
+    work_both.add(compare_runs(a3, b3, both), kFailOnSlower);
+    auto [ac, bc] = capped_ab_run(src, 32, 8, 1.0, 1 / 1.04, 0.005);
+    clock_both.add(compare_runs(ac, bc, both), kFailOnSlower);
+  }
+  std::cout << "clock swings 3% a round, 8 rounds: 3% more work SLOWER by time " << work_time.rate(work_time.slower)
+            << " (AMBIGUOUS " << work_time.rate(work_time.ambiguous) << "), by time and cycles "
+            << work_both.rate(work_both.slower) << " (AMBIGUOUS " << work_both.rate(work_both.ambiguous)
+            << "); A/A FASTER+SLOWER " << aa_both.rate(aa_both.faster + aa_both.slower) << "; 4% less clock SLOWER "
+            << clock_both.rate(clock_both.slower) << "\n";
+  EXPECT_LT(work_time.rate(work_time.slower), 0.8);  // what the clock hides from time
+  EXPECT_GE(work_both.rate(work_both.slower), 0.95);
+  EXPECT_LE(work_both.rate(work_both.ambiguous), 0.10);
+  // False alarms within alpha plus 2.33 binomial standard deviations, as the other rate tests.
+  const double bound = 0.01 + 2.33 * std::sqrt(0.01 * 0.99 / static_cast<double>(aa_both.cases));
+  EXPECT_LE(aa_both.rate(aa_both.faster + aa_both.slower), bound);
+  EXPECT_LE(aa_time.rate(aa_time.faster + aa_time.slower), bound);
+  EXPECT_EQ(aa_both.gate_failures, 0u);
+  EXPECT_GE(clock_both.rate(clock_both.slower), 0.95);  // a change that costs clock stays a regression
+}
