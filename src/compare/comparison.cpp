@@ -184,8 +184,13 @@ void decide_timed(const std::string& key, const Side& base, const Side& cand, in
 CaseComparison decide(const std::string& key, const Side* base, const Side* cand, int ab_looks,
                       const CompareOptions& o) {
   const Side& any = cand ? *cand : *base;
-  CaseComparison r{any.first->id,         key, any.first->bench, any.first->backend, Verdict::ambiguous,
-                   pooled_summary(base), pooled_summary(cand), std::nullopt, ""};
+  CaseComparison r;
+  r.case_id = any.first->id;
+  r.key = key;
+  r.bench = any.first->bench;
+  r.backend = any.first->backend;
+  r.base = pooled_summary(base);
+  r.cand = pooled_summary(cand);
   if (cand && !cand->failed_reason.empty()) {
     r.verdict = Verdict::failed;
     r.why = "the candidate's case is " + cand->failed_reason;
