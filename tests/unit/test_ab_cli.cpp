@@ -134,16 +134,20 @@ TEST(AbCli, SequentialRoundsExtendUndecidedCases) {
   const fs::path d = assay::test::fresh_test_dir("ab-sequential");
   auto args = ab_args(d / "out", "");
   args[9] = "2";  // --rounds 2
-  args.insert(args.end(), {"--max-rounds", "6"});
+  args.insert(args.end(), {"--max-rounds", "6", "--also-cycles"});
   const auto r = run_assay_in(d, args);
   EXPECT_TRUE(r.code == 0 || r.code == 1) << r.out;
   EXPECT_NE(r.out.find("sequential, 3 looks"), std::string::npos) << r.out;
+  // --also-cycles reaches the looks and compare; a CPU case has no clock probe: time alone.
+  EXPECT_NE(r.out.find("--also-cycles: each verdict from time and from cycles"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 case without a clock probe judged on time alone"), std::string::npos) << r.out;
   const auto files = results_of(d / "out");
   ASSERT_EQ(files.size(), 2u);
   const ResultsDocument base = read_doc(files[0]);
   const ResultsDocument cand = read_doc(files[1]);
   EXPECT_EQ(base.run.environment.at("ab.looks"), "3");
   EXPECT_EQ(cand.run.environment.at("ab.max_rounds"), "6");
+  EXPECT_EQ(cand.run.environment.at("ab.also_cycles"), "1");
   ASSERT_EQ(cand.cases.size(), 1u);
   ASSERT_TRUE(cand.cases[0].measurement && base.cases[0].measurement);
   const std::size_t rounds = cand.cases[0].measurement->round_samples.size();
