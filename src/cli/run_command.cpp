@@ -119,6 +119,23 @@ int run_once(RunFlags& f) {
   return out.interrupted_by ? 128 + out.interrupted_by : code;
 }
 
+// Creates the group folder `name` under out_dir, or `name-2`, `name-3`, ... when it exists: two
+// --repeat runs started in the same second (same suite and tag) must not share one folder, whose
+// summary would then mix their sessions. Returns the folder's name; InputError naming --out.
+std::string new_group_folder(const std::string& out_dir, const std::string& name) {
+  namespace fs = std::filesystem;
+  try {
+    fs::create_directories(out_dir);
+    for (int i = 1; i <= 10000; ++i) {
+      const std::string id = i == 1 ? name : name + "-" + std::to_string(i);
+      if (fs::create_directory(fs::path(out_dir) / id)) return id;
+    }
+  } catch (const fs::filesystem_error& e) {
+    throw InputError("--out '" + out_dir + "': cannot create a session group folder: " + e.code().message());
+  }
+  throw InputError("--out '" + out_dir + "': every group folder name " + name + "-N is taken");
+}
+
 // --repeat N: N sessions, each a fresh process writing into one group folder, then the
 // combined summary (median of session medians, spread between sessions) beside them.
 int run_repeated(RunFlags& f) {
@@ -127,10 +144,10 @@ int run_repeated(RunFlags& f) {
     check_history_flag(f.history, f.history_given);
     store::HistoryDb::verify_writable(store::history_path(f.history));
   }
-  const std::string group_id = s.name + "-" + (f.opt.tag.empty() ? "untagged" : f.opt.tag) + "-" +
-                               runner::utc_now_compact() + "-x" + std::to_string(f.repeat);
+  const std::string group_id = new_group_folder(f.opt.out_dir, s.name + "-" + (f.opt.tag.empty() ? "untagged" : f.opt.tag) +
+                                                                   "-" + runner::utc_now_compact() + "-x" +
+                                                                   std::to_string(f.repeat));
   const std::string group_dir = f.opt.out_dir + "/" + group_id;
-  std::filesystem::create_directories(group_dir);
   const auto sessions = runner::run_sessions(runner::session_arguments(f.opt.command_line, group_dir), f.repeat,
                                              group_dir, group_id, [](const std::string& line) { std::cerr << line << "\n"; });
   std::vector<ResultsDocument> docs;

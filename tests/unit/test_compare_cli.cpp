@@ -2,6 +2,8 @@
 // codes, the one-line errors of bad input, and the files each command writes.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -157,6 +159,33 @@ TEST(CompareCli, RunRepeatHistoryAndCompareByTag) {
   const Outcome two = run_assay_in(d, {"compare", "base", "rep", "--history", db});
   EXPECT_EQ(two.code, 3) << two.out;
   EXPECT_NE(two.out.find("rep: holds 2 session folders (cpu-small-untagged-"), std::string::npos) << two.out;
+  // A --repeat run whose group folder name is taken (another run started in the same second)
+  // gets its own folder, NAME-2, and leaves the other one as it was.
+  fs::create_directories(d / "taken");
+  const auto now = std::chrono::system_clock::now();
+  std::vector<fs::path> taken;
+  for (int ahead = 0; ahead < 6; ++ahead) {
+    const std::time_t t = std::chrono::system_clock::to_time_t(now + std::chrono::seconds(ahead));
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", std::gmtime(&t));
+    taken.push_back(d / "taken" / ("cpu-small-untagged-" + std::string(stamp) + "-x2"));
+    fs::create_directories(taken.back());
+    write_file_atomically(taken.back() / "mine.txt", "another run's\n");
+  }
+  ASSERT_EQ(run_assay_in(d, {"run", suite, "--device", "cpu", "--out", "taken", "--history", other_db, "--quiet", "--repeat", "2"}).code, 0);
+  std::size_t suffixed = 0;
+  for (const auto& e : fs::directory_iterator(d / "taken"))
+    if (e.path().filename().string().ends_with("-x2-2")) {
+      ++suffixed;
+      EXPECT_TRUE(fs::exists(e.path() / "sessions.json")) << e.path();
+    }
+  EXPECT_EQ(suffixed, 1u);
+  for (const auto& t : taken) {
+    std::size_t entries = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(t)) ++entries;
+    EXPECT_EQ(entries, 1u) << t;  // only mine.txt
+  }
+
   fs::create_directories(d / "empty" / "nothing");
   const Outcome empty = run_assay_in(d, {"compare", "base", "empty", "--history", db});
   EXPECT_EQ(empty.code, 3) << empty.out;
