@@ -11,7 +11,7 @@ so the wrappers are generated rather than typed. Run from the repository root; c
              S = Q.K^T is the GEMM's wgmma_e4m3 (kernels/gemm/hopper/wgmma_ops.cuh)."""
 import pathlib
 
-S_SHAPES = [128, 80, 64]  # N of S: keys per K/V block (Layout::kBN in flash_hopper.cu; 80 at d = 256), or half of one (kSHalves)
+S_SHAPES = [128, 80, 64]  # N of S: keys per K/V block (Layout::kBN; 80 at d = 256) or half
 O_SHAPES = [128, 64, 256]  # N of O: the head dimension
 O_SHAPES_FP8 = [64, 128, 256]
 

@@ -34,8 +34,8 @@ struct CompareOptions {
   // (compare/history_noise.hpp); single-session comparisons use it. Empty: none known.
   std::map<std::string, stats::SessionSpread> session_spreads;
   std::string history_origin;  // the history they came from, for the notes; "" when none was read
-  // --also-cycles (metric time only): each case judged on time and on cycles, each at alpha / 2
-  // (stats::combine_time_and_cycles); the statistics shown are time's, the cycles verdict is in `why`.
+  // --also-cycles (time only): time and cycles each at alpha / 2, joined by
+  // stats::combine_time_and_cycles; time's stats shown, cycles' in `why`.
   bool also_cycles = false;
 };
 
