@@ -64,8 +64,7 @@ void resolve_gate_flags(GateFlags& f) {
   th.floor = f.floor_pct / 100.0;
   f.options.metric = *compare::parse_metric(f.metric);
   f.options.normalize_peak = f.normalize == "peak";
-  if (f.options.also_cycles && (f.options.metric != compare::Metric::time || f.options.normalize_peak))
-    throw InputError("--also-cycles: judges time and cycles together; use it with --metric time and without --normalize");
+  compare::check_also_cycles(f.options);  // before an `ab` run measures anything
   for (const auto& v : f.fail_on) f.rules.fail_on.insert(verdict_flag("--fail-on", v));
   if (!f.require.empty()) f.rules.require = verdict_flag("--require", f.require);
   f.rules.gate_single_session = f.gate_single_session;

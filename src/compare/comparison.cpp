@@ -342,10 +342,14 @@ std::string ratio_text(const CaseComparison& c) {
 
 }  // namespace
 
+void check_also_cycles(const CompareOptions& options) {
+  if (options.also_cycles && (options.metric != Metric::time || options.normalize_peak))
+    throw InputError("--also-cycles: judges time and cycles together; use it with --metric time and without --normalize");
+}
+
 Comparison compare_runs(const store::RunSet& base, const store::RunSet& cand, const CompareOptions& options) {
   if (!options.also_cycles) return compare_on(base, cand, options);
-  if (options.metric != Metric::time || options.normalize_peak)
-    throw InputError("--also-cycles: judges time and cycles together; use it with --metric time and without --normalize");
+  check_also_cycles(options);
   CompareOptions half = options;
   half.also_cycles = false;
   half.thresholds = stats::at_each_look(options.thresholds, 2);  // alpha / 2 each: A/A false alarms stay under alpha

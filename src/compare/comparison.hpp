@@ -15,10 +15,9 @@
 
 namespace assay::compare {
 
-// What is compared per sample. Time and cycles are lower-is-better; the rates are higher-is-better.
-// cycles: time times the sample's probed SM clock, the work in clock cycles, blind to the clock a
-// power cap or boost chose (docs/compare.md, Metrics): a diagnostic beside time, not a gate in
-// its place, since a change that costs power (and so clock) is a real regression.
+// What is compared per sample; time and cycles lower-is-better, the rates higher-is-better.
+// cycles: time x the sample's probed SM clock, blind to the clock a power cap chose; it gates
+// only beside time (also_cycles): a change that costs clock is a real regression.
 enum class Metric { time, tflops, gbs, pct_of_peak, cycles };
 std::optional<Metric> parse_metric(const std::string& name);  // "time", "tflops", "gbs", "cycles"
 std::string metric_name(Metric m);                            // ... and "pct_of_peak"
@@ -71,11 +70,14 @@ struct Comparison {
 // sessions (drift_covered false): what the renderings show.
 std::string verdict_label(const CaseComparison& c);
 
-// Throws InputError for a bad filter regex, a metric the documents cannot give (e.g.
-// --normalize peak where the peak is unknown), or --also-cycles with a metric other than time.
+// InputError for --also-cycles with another metric or --normalize.
+void check_also_cycles(const CompareOptions& options);
+
+// InputError for a bad filter regex, a metric the documents cannot give (--normalize peak
+// without the peak), or check_also_cycles.
 Comparison compare_runs(const store::RunSet& base, const store::RunSet& cand, const CompareOptions& options);
 
-// "3 FASTER, 1 SLOWER, 10 SAME, 2 AMBIGUOUS, 0 NEW, 0 GONE, 0 FAILED; geomean cand/base 0.9712 over 14 cases"
+// "3 FASTER, 1 SLOWER, ... 0 FAILED; geomean time ratio cand/base 0.9712 over 14 cases"
 std::string comparison_summary_line(const Comparison& c);
 
 }  // namespace assay::compare
