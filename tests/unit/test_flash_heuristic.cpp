@@ -50,6 +50,10 @@ TEST(FlashHeuristic, TakesHalfTypesAndThreeHeadDims) {
     EXPECT_NE(kernels::flash_config_unsupported(kernels::flash_config_named(c), 256), "") << c;
   for (const char* c : {"wgmma_m64", "wgmma_m128", "wgmma_m64_kv4", "flash_m64", "flash_m128"})
     EXPECT_EQ(kernels::flash_config_unsupported(kernels::flash_config_named(c), 128), "") << c;
+  // No instance: split-KV on 128 rows or mma.sync, 3 shares, 32 rows (a caller's own FlashConfig).
+  for (const kernels::FlashConfig& c : {kernels::FlashConfig{true, 128, 2}, kernels::FlashConfig{false, 64, 2},
+                                        kernels::FlashConfig{true, 64, 3}, kernels::FlashConfig{true, 32, 1}})
+    EXPECT_NE(kernels::flash_config_unsupported(c, 64), "") << c.name(64);
 }
 
 TEST(FlashHeuristic, PicksByDeviceHeadDimAndGrid) {

@@ -60,7 +60,8 @@ FlashConfig flash_config_named(const std::string& name);
 // cudaErrorInvalidValue otherwise.)
 std::string flash_attention_unsupported(DType dtype, long long heads, long long s, long long d, bool hopper);
 
-// Whether configuration c has an instance for head dimension d (d = 256: wgmma_m128 only).
+// Whether configuration c has an instance for head dimension d: 64 or 128 rows; split-KV (2, 4,
+// 8) on wgmma_m64 only; d = 256 on wgmma_m128 only. Empty when it has, else the reason.
 std::string flash_config_unsupported(const FlashConfig& c, long long d);
 
 // The configuration the shape heuristic picks for this device: the wgmma family on Hopper,

@@ -36,6 +36,9 @@ std::string flash_attention_unsupported(DType dtype, long long heads, long long 
 }
 
 std::string flash_config_unsupported(const FlashConfig& c, long long d) {
+  if (c.rows != 64 && c.rows != 128) return "the flash kernels have 64- and 128-row blocks only";
+  if (c.splits != 1 && (!c.wgmma || c.rows != 64 || (c.splits != 2 && c.splits != 4 && c.splits != 8)))
+    return "split-KV runs on the 64-row wgmma kernel only, in 2, 4 or 8 shares";
   if (d == 256 && (!c.wgmma || c.rows != 128 || c.splits != 1))
     return "d = 256 runs on the 128-row wgmma kernel only (wgmma_m128): no mma.sync, 64-row or split-KV instance";
   return {};
@@ -91,9 +94,7 @@ FlashConfig choose_flash_config(const FlashAttentionArgs& a, int sm_count, bool 
 
 cudaError_t launch_flash_attention(const FlashAttentionArgs& a, const FlashConfig& c, cudaStream_t stream) {
   if (!flash_attention_unsupported(a.dtype, a.heads, a.s, a.d, c.wgmma).empty() ||
-      !flash_config_unsupported(c, a.d).empty() || (c.rows != 64 && c.rows != 128) ||
-      (c.splits != 1 && (!c.wgmma || c.rows != 64 || (c.splits != 2 && c.splits != 4 && c.splits != 8))) ||
-      !aligned16(a.q) || !aligned16(a.k) || !aligned16(a.v) || !aligned16(a.o))
+      !flash_config_unsupported(c, a.d).empty() || !aligned16(a.q) || !aligned16(a.k) || !aligned16(a.v) || !aligned16(a.o))
     return cudaErrorInvalidValue;
   if (!c.wgmma) {
     // Strided tensors: every row start 16-byte aligned (cp.async and the output's 4-byte stores).
