@@ -371,12 +371,15 @@ Comparison compare_runs(const store::RunSet& base, const store::RunSet& cand, co
     cc.why = fmt::format("time {}, cycles {}{}", ratio_text(cc), ratio_text(it->second),
                          both == cc.verdict ? "" : ": " + stats::verdict_name(both) + " by cycles");
     if (both != cc.verdict && it->second.verdict == both) cc.drift_covered = it->second.drift_covered;
-    // One session a side, time moved and the work (cycles) did not: the SM clock differed between
-    // the two sessions. A power state drifting between sessions does that (measured: one A/A
-    // session of 10 on the H100 ran assay's bf16 4096^3 GEMM 7% slower at 3% fewer cycles); so
-    // does a change that costs power. One session cannot tell which: marked, not gated.
-    const bool moved = both == Verdict::slower || both == Verdict::faster;
-    if (cc.one_session_a_side && moved && it->second.verdict != both && cc.drift_covered) {
+    // One session a side, time moved and the work (cycles) did not, by less than time's ratio
+    // beyond its CI: the SM clock differed between the two sessions. A power state drifting
+    // between sessions does that (measured: one A/A session of 10 on the H100 ran assay's bf16
+    // 4096^3 GEMM 7% slower at 3% fewer cycles); so does a change that costs power. One session
+    // cannot tell which: marked, not gated.
+    const auto& cy = *it->second.stats;
+    const bool clock = (both == Verdict::slower && cy.ratio_ci.hi < cc.stats->ratio) ||
+                       (both == Verdict::faster && cy.ratio_ci.lo > cc.stats->ratio);
+    if (cc.one_session_a_side && clock && it->second.verdict != both && cc.drift_covered) {
       cc.drift_covered = false;
       cc.why += ": by time alone (the clock differed)";
       ++clock_only;

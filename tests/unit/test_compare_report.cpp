@@ -209,6 +209,15 @@ TEST(Comparison, AlsoCyclesMarksATimeVerdictTheClockExplains) {
   bool noted = false;
   for (const auto& n : c.notes) noted |= n.find("1 FASTER/SLOWER verdict (marked ?) by time alone") != std::string::npos;
   EXPECT_TRUE(noted);
+  // A noisier case (1% between sessions): time 7% slower, cycles 4% with a CI that reaches 7%;
+  // cycles AMBIGUOUS does not show that the clock explains time, so SLOWER stands, gated.
+  const store::RunSet noisy_cand =
+      set_of("b", {doc_on(kH100, {clocked(ok_case("gemm", "assay", 4096, noisy(3, 180000 * 1.07)), 1800 * 1.04 / 1.07)})});
+  o.session_spreads[clock.key] = {0.01, 10};
+  const Comparison pc = compare_runs(base, noisy_cand, o);
+  const CaseComparison& part = find_case(pc, "gemm/assay/f16/k=4096,m=4096,n=4096");
+  EXPECT_EQ(part.verdict, Verdict::slower);
+  EXPECT_TRUE(part.drift_covered) << part.why;
 }
 
 // The combination of the two verdicts, every pair: either metric's SLOWER or FASTER stands unless
