@@ -388,6 +388,36 @@ TEST(SessionNoise, RecordedH100AaSessions) {
             << ", AMBIGUOUS " << history.ambiguous << "\n";
 }
 
+// Recorded on the H100 (2026-11-27, bench/README.md gate.toml): assay's bf16 4096^3 GEMM in two
+// back-to-back A/A sessions, 16 of each one's samples (every n/16-th) and their SM clocks, and the
+// medians of the 8 other sessions. Session 2 ran at 1626 MHz against 1803: 7% more time, 3% fewer
+// cycles. By time it is SLOWER and fails the gate; with --also-cycles it is marked and does not.
+TEST(SessionNoise, RecordedH100SessionWhoseClockRanLow) {
+  const std::vector<double> t1 = {196576, 183136, 183520, 180704, 181888, 179744, 184960, 188160,
+                                  187584, 183104, 182144, 182464, 183840, 188448, 185344, 183104};
+  const std::vector<double> c1 = {1736, 1790, 1804, 1851, 1817, 1864, 1784, 1740, 1754, 1824, 1836, 1812, 1787, 1727, 1788, 1820};
+  const std::vector<double> t2 = {192832, 196800, 196864, 197152, 197376, 195968, 196416, 196448,
+                                  196448, 195904, 196544, 196320, 197248, 197824, 196704, 197344};
+  const std::vector<double> c2 = {1765, 1620, 1634, 1627, 1624, 1618, 1628, 1632, 1623, 1619, 1628, 1622, 1629, 1627, 1618, 1624};
+  const std::vector<double> others = {184192, 186576, 184000, 181824, 184256, 183232, 183872, 184160};
+  const auto with_clocks = [](const std::vector<double>& ns, const std::vector<double>& mhz) {
+    CaseRecord c = ok_case("gemm", "assay", 4096, ns);
+    c.measurement->sm_clock_mhz = mhz;
+    return c;
+  };
+  const auto b = set_of("a", {doc_on(kH100, {with_clocks(t1, c1)})});
+  const auto c = set_of("b", {doc_on(kH100, {with_clocks(t2, c2)})});
+  CompareOptions o;
+  o.session_spreads[store::case_key(b.sessions[0].run, b.sessions[0].cases[0]).text()] = *stats::session_spread(others);
+  const Comparison by_time = compare_runs(b, c, o);
+  EXPECT_EQ(by_time.cases[0].verdict, Verdict::slower) << by_time.cases[0].why;
+  EXPECT_FALSE(apply_gate(by_time, kFailOnSlower).passed);
+  o.also_cycles = true;
+  const Comparison both = compare_runs(b, c, o);
+  EXPECT_EQ(verdict_label(both.cases[0]), "SLOWER?") << both.cases[0].why;
+  EXPECT_TRUE(apply_gate(both, kFailOnSlower).passed);
+}
+
 // --also-cycles on an `assay ab` run of a power-capped GPU (the H100 gate runs of issue 25): each
 // round's clock is set by the cap, a few percent apart from round to round, and a sample's time is
 // its work (cycles, quiet) over that clock. A 3% change of work is then AMBIGUOUS by time in many
