@@ -1,6 +1,4 @@
 // assay compare BASE CAND: verdicts per case, the gate, and the CI outputs.
-#include <filesystem>
-
 #include "cli/commands.hpp"
 #include "cli/gate_flags.hpp"
 #include "compare/history_noise.hpp"
@@ -41,20 +39,7 @@ Action add_compare_command(CLI::App& app) {
       for (const auto& doc : set->sessions)
         if (doc.run.mode == "profile")
           throw InputError(set->label + ": an `assay profile` document (run mode \"profile\") holds no timings to compare");
-    // The history's between-session spreads, when a history is there (a missing one is no error:
-    // the verdicts then say that one session cannot tell drift from change).
-    // A history that cannot be read (empty, another program's file) costs the verdicts its noise,
-    // not the comparison: a note says so.
-    std::string unusable;
-    if (!s->no_history_noise && !f->options.normalize_peak && std::filesystem::is_regular_file(history)) {
-      try {
-        store::HistoryDb db = store::HistoryDb::open_for_reading(history);
-        f->options.session_spreads = compare::history_spreads(db, base, cand);
-        f->options.history_origin = history;
-      } catch (const InputError& e) {
-        unusable = e.what();
-      }
-    }
+    const std::string unusable = s->no_history_noise ? "" : compare::use_history_noise(f->options, history, base, cand);
     compare::Comparison c = compare::compare_runs(base, cand, f->options);
     if (!unusable.empty()) c.notes.push_back("no between-session spread from the history: " + unusable);
     return finish_comparison(*f, c);

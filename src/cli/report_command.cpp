@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "compare/comparison.hpp"
 #include "compare/gate.hpp"
+#include "compare/history_noise.hpp"
 #include "report/history_report.hpp"
 #include "report/html_report.hpp"
 #include "store/history_db.hpp"
@@ -21,7 +22,7 @@ namespace {
 struct ReportFlags {
   std::vector<std::string> results;
   std::string base, out, history_db, since, title, metric = "time";
-  bool history = false;
+  bool history = false, no_history_noise = false, also_cycles = false;
   double floor_pct = 2.0;
   double min_change_pct = 2.0;
 };
@@ -48,9 +49,12 @@ Action add_report_command(CLI::App& app) {
   app.add_option("--since", f->since, "history: only runs since 30d, 12h, 2w, 45m, or a UTC date 2026-11-01");
   app.add_option("--min-change", f->min_change_pct, "history: smallest change point shown, in %")->capture_default_str();
   app.add_option("--floor", f->floor_pct, "--compare: practical floor in %, as assay compare")->capture_default_str();
-  app.add_option("--metric", f->metric, "--compare: time, tflops or gbs, as assay compare")
-      ->check(CLI::IsMember({"time", "tflops", "gbs"}))
+  app.add_option("--metric", f->metric, "--compare: time, tflops, gbs or cycles, as assay compare")
+      ->check(CLI::IsMember({"time", "tflops", "gbs", "cycles"}))
       ->capture_default_str();
+  app.add_flag("--also-cycles", f->also_cycles, "--compare: judge time and cycles together, as assay compare");
+  app.add_flag("--no-history-noise", f->no_history_noise,
+               "--compare: do not learn the between-session spread from the history, as assay compare");
   app.add_option("--title", f->title, "the page's title (default: from the suites)");
 
   return [f]() -> int {
@@ -79,8 +83,12 @@ Action add_report_command(CLI::App& app) {
       compare::CompareOptions options;
       options.thresholds.floor = f->floor_pct / 100.0;
       options.metric = *compare::parse_metric(f->metric);
+      options.also_cycles = f->also_cycles;
       const store::RunSet base = store::load_run_set(f->base, history_path);
+      // The verdicts `assay compare` gives: with the history's between-session spreads.
+      const std::string unusable = f->no_history_noise ? "" : compare::use_history_noise(options, history_path, base, cand);
       in.comparison = compare::compare_runs(base, cand, options);
+      if (!unusable.empty()) in.comparison->notes.push_back("no between-session spread from the history: " + unusable);
       in.gate = compare::apply_gate(*in.comparison, {});
     }
 

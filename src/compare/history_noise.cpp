@@ -1,8 +1,11 @@
 #include "compare/history_noise.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <vector>
+
+#include "core/error.hpp"
 
 namespace assay::compare {
 
@@ -43,6 +46,19 @@ std::map<std::string, stats::SessionSpread> spreads_from_medians(
     for (auto& [key, s] : spreads) s.sigma_log = std::max(s.sigma_log, typical);
   }
   return spreads;
+}
+
+std::string use_history_noise(CompareOptions& options, const std::string& path, const store::RunSet& base,
+                              const store::RunSet& cand) {
+  if (options.normalize_peak || !std::filesystem::is_regular_file(path)) return {};
+  try {
+    store::HistoryDb db = store::HistoryDb::open_for_reading(path);
+    options.session_spreads = history_spreads(db, base, cand);
+    options.history_origin = path;
+    return {};
+  } catch (const InputError& e) {
+    return e.what();
+  }
 }
 
 }  // namespace assay::compare

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "compare/comparison.hpp"
 #include "stats/session_noise.hpp"
 #include "store/history_db.hpp"
 #include "store/run_set.hpp"
@@ -16,6 +17,14 @@ namespace assay::compare {
 
 std::map<std::string, stats::SessionSpread> history_spreads(store::HistoryDb& db, const store::RunSet& base,
                                                             const store::RunSet& cand);
+
+// What `compare` and `report --compare` do with the history at `path`: fill options'
+// session_spreads and history_origin from it when that file exists (none is no error: the
+// verdicts then say that one session cannot tell drift from change). "" then, or why a file
+// there could not be read (empty, another program's), for a note: that costs the verdicts the
+// history's noise, not the comparison. Nothing with --normalize peak (cases of other GPUs).
+std::string use_history_noise(CompareOptions& options, const std::string& path, const store::RunSet& base,
+                              const store::RunSet& cand);
 
 // The same from session medians already grouped by case key (oldest first): each case's spread
 // (stats::session_spread), then floored at the median spread of the cases (see the .cpp).

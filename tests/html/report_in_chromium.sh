@@ -34,6 +34,6 @@ if (failed.check) failed.check.passed = false;
 doc.cases.push(failed);
 fs.writeFileSync(dst, JSON.stringify(doc));
 JS
-"$assay" report "$out/hostile.json" --compare "${docs[0]}" --history --history-db "$out/history.db" -o "$out/report-cpu.html"
+"$assay" report "$out/hostile.json" --compare "${docs[0]}" --also-cycles --history --history-db "$out/history.db" -o "$out/report-cpu.html"
 NODE_PATH="$web/node_modules" "$node" "$src/web/test/check_report.js" "$chromium" "$out/report-cpu.html" "$out/report-cpu.png" \
   --times --distributions --compare --history "$out/hostile.json"

@@ -16,7 +16,9 @@
 #include "compare_test_docs.hpp"
 #include "compare_test_samples.hpp"
 #include "stats/session_noise.hpp"
+#include "core/atomic_file.hpp"
 #include "store/case_key.hpp"
+#include "store/history_db.hpp"
 
 using namespace assay;
 using namespace assay::compare;
@@ -386,6 +388,39 @@ TEST(SessionNoise, RecordedH100AaSessions) {
   std::cout << "recorded H100 A/A, 5 pairs x 16 cases: within-session FASTER/SLOWER " << within.faster + within.slower
             << ", gate failures " << within.gate_failures << "; with history " << history.faster + history.slower
             << ", AMBIGUOUS " << history.ambiguous << "\n";
+}
+
+// use_history_noise, which `compare` and `report --compare` share: a history of 8 earlier sessions
+// gives every case its spread; no file is no error and no spread; a file that is not a history is a
+// message for the note, and the options stay without spreads.
+TEST(SessionNoise, HistoryNoiseComesFromTheFileWhenThereIsOne) {
+  const auto d = assay::test::fresh_test_dir("history-noise");
+  const std::string path = (d / "h.db").string();
+  SampleSource src(3);
+  const auto session = [&](int i) {
+    ResultsDocument doc = doc_on(kH100, {ok_case("gemm", "assay", 1024, src.lognormal(20, 100000 * (1 + 0.01 * (i % 3)), 0.01))});
+    doc.run.started_utc = "2026-11-20T10:0" + std::to_string(i) + ":00Z";
+    return doc;
+  };
+  {
+    store::HistoryDb db = store::HistoryDb::open_for_writing(path);
+    for (int i = 0; i < 8; ++i) db.record_run(session(i), "s" + std::to_string(i) + ".json", {});
+  }
+  const auto base = set_of("a", {session(8)}), cand = set_of("b", {session(9)});
+  CompareOptions o;
+  EXPECT_EQ(use_history_noise(o, path, base, cand), "");
+  ASSERT_EQ(o.session_spreads.size(), 1u);
+  EXPECT_EQ(o.session_spreads.begin()->second.sessions, 8u);
+  EXPECT_EQ(o.history_origin, path);
+  EXPECT_EQ(compare_runs(base, cand, o).cases[0].noise, "history (8 sessions)");
+  CompareOptions none;
+  EXPECT_EQ(use_history_noise(none, (d / "missing.db").string(), base, cand), "");
+  EXPECT_TRUE(none.session_spreads.empty());
+  write_file_atomically(d / "text.db", "not SQLite\n");
+  CompareOptions text;
+  EXPECT_NE(use_history_noise(text, (d / "text.db").string(), base, cand), "");
+  EXPECT_TRUE(text.session_spreads.empty());
+  EXPECT_TRUE(text.history_origin.empty());
 }
 
 // Recorded on the H100 (2026-11-27, bench/README.md gate.toml): assay's bf16 4096^3 GEMM in two
