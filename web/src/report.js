@@ -318,7 +318,9 @@
       }));
     }
     const rows = cmp.cases.map((c) => {
-      const v = el('span', {class: 'verdict', style: 'color:' + (verdictColor[c.verdict] || '#333')}, c.verdict);
+      // FASTER? / SLOWER?: the noise did not cover drift between sessions, so the gate does not count it (compare.md).
+      const unsure = (c.verdict === 'FASTER' || c.verdict === 'SLOWER') && c.noise && !c.drift_covered;
+      const v = el('span', {class: 'verdict', style: 'color:' + (verdictColor[c.verdict] || '#333')}, c.verdict + (unsure ? '?' : ''));
       return [v, c.ratio !== undefined ? fmt(c.ratio) + ' [' + fmt(c.ratio_lo) + ', ' + fmt(c.ratio_hi) + ']' : '–',
         fmtP(c.p_value), c.noise || '–', c.noise ? (c.drift_covered ? 'yes' : 'no') : '–',
         c.case_id, c.why];
