@@ -65,6 +65,8 @@ Action add_report_command(CLI::App& app) {
     if (std::filesystem::is_directory(f->out)) throw InputError("-o '" + f->out + "': is a folder, not a file");
     if (!(f->floor_pct >= 0 && f->floor_pct < 100)) throw InputError("--floor: a percentage in [0, 100)");
     if (!f->history && !f->since.empty()) throw InputError("--since: only with --history");
+    if (f->base.empty() && (f->also_cycles || f->no_history_noise))
+      throw InputError(std::string(f->also_cycles ? "--also-cycles" : "--no-history-noise") + ": only with --compare");
 
     const std::string history_path = store::history_path(f->history_db);
     report::ReportInputs in;

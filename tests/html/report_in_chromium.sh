@@ -34,6 +34,12 @@ if (failed.check) failed.check.passed = false;
 doc.cases.push(failed);
 fs.writeFileSync(dst, JSON.stringify(doc));
 JS
+# A comparison's flag without --compare is bad input (exit 3, naming the flag), not ignored.
+set +e
+bad=$("$assay" report "$out/hostile.json" --also-cycles -o "$out/bad.html" 2>&1); rc=$?
+set -e
+[ "$rc" -eq 3 ] && [[ "$bad" == *"--also-cycles: only with --compare"* ]] && [ ! -e "$out/bad.html" ] ||
+  { echo "FAIL: report --also-cycles without --compare: exit $rc, '$bad'"; exit 1; }
 "$assay" report "$out/hostile.json" --compare "${docs[0]}" --also-cycles --history --history-db "$out/history.db" -o "$out/report-cpu.html"
 NODE_PATH="$web/node_modules" "$node" "$src/web/test/check_report.js" "$chromium" "$out/report-cpu.html" "$out/report-cpu.png" \
   --times --distributions --compare --history "$out/hostile.json"
