@@ -1,5 +1,9 @@
 // assay ab SUITE --base BIN --candidate BIN: two builds measured in alternating rounds on one
 // GPU (runner/ab.hpp), then compared round pair by round pair, with the gate of `assay compare`.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <regex>
 
@@ -66,8 +70,16 @@ Action add_ab_command(CLI::App& app, const std::vector<std::string>& argv) {
     a->ab.thresholds = f->options.thresholds;  // the looks of --max-rounds decide as compare will
     a->ab.also_cycles = f->options.also_cycles;
     install_interrupt_handlers();
+    const auto start = std::chrono::steady_clock::now();
     const runner::AbOutcome out = runner::run_ab(a->ab, [](const std::string& line) { std::cerr << line << "\n"; });
-    std::cerr << "assay ab: wrote " << out.base_path << " and " << out.candidate_path << "\n";
+    // What the gate cost: the GPU was this run's for its whole wall time (docs/compare.md).
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::size_t rounds = 0;
+    for (const auto& c : out.base.cases)
+      if (c.measurement) rounds += std::max<std::size_t>(1, c.measurement->round_samples.size());
+    const std::size_t cases = out.base.cases.size();
+    std::cerr << fmt::format("assay ab: {} case{}, {} round{} a side, {:.0f} s; wrote {} and {}\n", cases,
+                             cases == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s", wall_s, out.base_path, out.candidate_path);
     if (out.interrupted_by) return 128 + out.interrupted_by;
     const store::RunSet base{"base", out.base_path, {out.base}};
     const store::RunSet cand{"candidate", out.candidate_path, {out.candidate}};

@@ -58,6 +58,7 @@ TEST(AbCli, PlantedSlowdownIsSlowerRoundPairByRoundPair) {
   EXPECT_NE(r.out.find("0 FASTER, "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(", 0 SAME, "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("paired rounds (4 pairs)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("assay ab: 1 case, 4 rounds a side, "), std::string::npos) << r.out;  // what it cost
   const auto files = results_of(d / "out");
   ASSERT_EQ(files.size(), 2u);  // base.json, candidate.json in one folder
   EXPECT_EQ(files[0].filename(), "base.json");
