@@ -175,11 +175,9 @@ void decide_timed(const std::string& key, const Side& base, const Side& cand, in
   if (const auto it = o.session_spreads.find(key); it != o.session_spreads.end()) {
     stats::widen_by_session_spread(*r.stats, it->second, better, t);
     r.noise = fmt::format("history ({} sessions)", it->second.sessions);
-    r.one_session_a_side = true;
     return;
   }
   r.noise = "within-session";
-  r.one_session_a_side = true;
   r.drift_covered = false;
 }
 
@@ -379,7 +377,8 @@ Comparison compare_runs(const store::RunSet& base, const store::RunSet& cand, co
     const auto& cy = *it->second.stats;
     const bool clock = (both == Verdict::slower && cy.ratio_ci.hi < cc.stats->ratio) ||
                        (both == Verdict::faster && cy.ratio_ci.lo > cc.stats->ratio);
-    if (cc.one_session_a_side && clock && it->second.verdict != both && cc.drift_covered) {
+    const bool one_session_a_side = cc.stats->method != stats::Method::sessions && cc.stats->method != stats::Method::paired;
+    if (one_session_a_side && clock && it->second.verdict != both && cc.drift_covered) {
       cc.drift_covered = false;
       cc.why += ": by time alone (the clock differed)";
       ++clock_only;

@@ -52,9 +52,6 @@ struct CaseComparison {
   // False when only the spread within one session was known: drift between sessions (clock and
   // power state) could look like a change, so such a verdict is marked and does not fail the gate.
   bool drift_covered = true;
-  // One session a side (noise "history (...)" or "within-session"): there a time verdict that
-  // cycles do not share is the two sessions' clocks differing (--also-cycles marks it, not gated).
-  bool one_session_a_side = false;
 };
 
 struct Comparison {
