@@ -186,7 +186,17 @@ GeneratedKernel generate_kernel(const Graph& g, const FusionGroup& grp, const st
   src += "\nextern \"C\" __global__ void __launch_bounds__(256) " + k.name + "(";
   for (std::size_t i = 0; i < grp.inputs.size(); ++i)
     src += std::string("const ") + ctype(g.node(grp.inputs[i]).dtype) + "* __restrict__ p" + std::to_string(i) + ", ";
-  src += std::string(ctype(last.dtype)) + "* __restrict__ out) {\n";
+  src += std::string(ctype(last.dtype)) +
+         "* __restrict__ out, const char* __restrict__ pf, unsigned long long pf_rows, unsigned long long pf_row_lines,"
+         " unsigned long long pf_row_stride) {\n";
+  // An L2 prefetch for the next step (the executor passes one when the next step streams a large
+  // operand this kernel does not write; else pf_rows = 0): the first pf_row_lines 128-byte lines
+  // of pf_rows rows, pf_row_stride bytes apart. Issued before the wait, so it overlaps the previous
+  // kernel's drain and this kernel's short run, when DRAM would otherwise idle. Normal eviction
+  // priority: the lines must not outlive an L2 flush.
+  src += "  for (unsigned long long l = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; l < pf_rows * pf_row_lines;"
+         " l += (unsigned long long)gridDim.x * blockDim.x)\n"
+         "    asm volatile(\"prefetch.global.L2 [%0];\" :: \"l\"(pf + (l / pf_row_lines) * pf_row_stride + (l % pf_row_lines) * 128ull));\n";
   // Launched as a programmatic dependent of the kernel before it (sm_90): its blocks may start
   // while that kernel drains, and wait here until its memory is visible.
   src += "#if __CUDA_ARCH__ >= 900\n  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n#endif\n";

@@ -7,7 +7,9 @@
 // #include: NVRTC needs no headers) and is generated without CUDA, so it is tested on any host.
 //
 // The kernel's parameters are the group's inputs (device pointers already advanced by their
-// layout's offset), in FusionGroup::inputs order, then the output (contiguous).
+// layout's offset), in FusionGroup::inputs order, then the output (contiguous), then an L2
+// prefetch for the next step: `const char* pf` and three `unsigned long long`s, rows, 128-byte
+// lines a row and the rows' stride in bytes (0 rows: none).
 #include <cstdint>
 #include <string>
 #include <vector>

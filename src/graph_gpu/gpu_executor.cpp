@@ -117,6 +117,9 @@ struct Step {
   GeneratedKernel kernel;  // fused
   CUfunction fn = nullptr;
   std::vector<int> args;   // fused: the inputs' layout indices
+  // fused: an L2 prefetch of the next step's operand (layout index; rows of 128-byte lines)
+  int prefetch = -1;
+  std::int64_t pf_rows = 0, pf_row_lines = 0, pf_row_stride = 0;
   // gemm / lt
   Operand a, b;
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
@@ -263,6 +266,84 @@ struct GpuExecutor::Impl {
     recent.push_back(key);
   }
   GpuStats stats;
+  std::int64_t prefetch_window = 0;  // bytes DRAM moves while a short generated kernel runs
+
+  // DRAM's peak bandwidth times 2 us, about what a generated kernel issued after a GEMM takes
+  // beyond its own traffic (launch, ramp, drain; docs/lazy.md, "L2 prefetch across steps").
+  // ASSAY_LAZY_L2_PREFETCH_MB sets another window; 0 turns the prefetch off.
+  static std::int64_t prefetch_window_bytes(int dev) {
+    const char* mb = std::getenv("ASSAY_LAZY_L2_PREFETCH_MB");
+    if (mb && *mb) {
+      char* end = nullptr;
+      const double v = std::strtod(mb, &end);
+      if (*end || !(v >= 0)) throw InputError("ASSAY_LAZY_L2_PREFETCH_MB: '" + std::string(mb) + "' is not a number of MiB >= 0");
+      return static_cast<std::int64_t>(v * 1048576.0);
+    }
+    int khz = 0, bits = 0;
+    ASSAY_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev));
+    ASSAY_CUDA(cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev));
+    const double bytes_per_s = 2.0 * khz * 1e3 * bits / 8.0;  // double data rate
+    return static_cast<std::int64_t>(bytes_per_s * 2e-6);
+  }
+
+  // Bytes from a layout's first element to one past its last (its span).
+  static std::int64_t span_bytes(const GpuPlan& p, int id) {
+    const Layout& l = p.L[static_cast<std::size_t>(id)];
+    std::int64_t last = 0;
+    for (int d = 0; d < l.shape.rank; ++d) {
+      if (l.shape[d] == 0) return 0;
+      last += (l.shape[d] - 1) * std::abs(l.strides[static_cast<std::size_t>(d)]);
+    }
+    return (last + 1) * static_cast<std::int64_t>(esize(p.T[static_cast<std::size_t>(id)]));
+  }
+
+  // A generated kernel after a GEMM is short and mostly latency: DRAM idles while it runs. When
+  // the next step is a GEMM, the kernel prefetches into L2 what DRAM can bring in that time, less
+  // its own traffic, of that GEMM's larger operand (a weight, at small batch the GEMM's cost):
+  // the leading slab of its contraction dim for every output row or column, so that every CTA of
+  // the GEMM starts with a share (not a few CTAs with all of theirs). Only dense, unbatched
+  // operands the kernel does not write.
+  void plan_prefetches(GpuPlan& p) const {
+    for (std::size_t i = 0; i + 1 < p.steps.size(); ++i) {
+      Step& s = p.steps[i];
+      const Step& next = p.steps[i + 1];
+      if (s.kind != StepKind::fused || (next.kind != StepKind::gemm && next.kind != StepKind::lt) || next.batch != 1) continue;
+      std::int64_t own = span_bytes(p, s.dst);
+      for (int a : s.args) own += span_bytes(p, a);
+      const std::int64_t budget = prefetch_window - own;
+      if (budget < (std::int64_t{1} << 20)) continue;
+      int best = -1, contraction = 0;
+      std::int64_t best_bytes = 0;
+      for (int side = 0; side < 2; ++side) {
+        const int id = side == 0 ? next.a.id : next.b.id;
+        if (id < 0) continue;
+        const Layout& l = p.L[static_cast<std::size_t>(id)];
+        if (l.base == p.L[static_cast<std::size_t>(s.dst)].base || l.shape.rank < 2 || l.shape.numel() != l.shape[l.shape.rank - 1] * l.shape[l.shape.rank - 2])
+          continue;
+        const std::int64_t bytes = span_bytes(p, id);
+        if (bytes != l.shape.numel() * static_cast<std::int64_t>(esize(p.T[static_cast<std::size_t>(id)])) || bytes <= best_bytes) continue;
+        best = id, best_bytes = bytes, contraction = l.shape.rank - (side == 0 ? 1 : 2);
+      }
+      if (best < 0) continue;
+      const Layout& l = p.L[static_cast<std::size_t>(best)];
+      const std::int64_t es = static_cast<std::int64_t>(esize(p.T[static_cast<std::size_t>(best)]));
+      const int c = contraction, o = l.shape.rank * 2 - 3 - c;  // the two matrix dims
+      const std::int64_t want = std::min(budget, best_bytes);
+      const auto stride = [&](int d) { return l.strides[static_cast<std::size_t>(d)]; };
+      if (l.shape[c] == 1 || (l.shape[o] > 1 && stride(c) > stride(o))) {  // contraction outer: leading rows
+        s.pf_rows = 1;
+        s.pf_row_lines = want / 128;
+        s.pf_row_stride = 0;
+      } else {  // contraction inner: the leading bytes of every row
+        s.pf_rows = std::min(l.shape[o], std::max<std::int64_t>(want / 128, 1));
+        s.pf_row_stride = stride(o) * es;
+        s.pf_row_lines = std::min(want / s.pf_rows / 128, (l.shape[c] * es + 127) / 128);
+      }
+      if (s.pf_rows * s.pf_row_lines == 0) continue;
+      s.prefetch = best;
+      s.what += ", prefetches " + std::to_string(s.pf_rows * s.pf_row_lines * 128 >> 10) + " KiB of the next step's operand into L2";
+    }
+  }
 
   Impl() {
     int dev = 0, major = 0, minor = 0;
@@ -275,6 +356,7 @@ struct GpuExecutor::Impl {
     // them off (the measurement of what they gain).
     const char* pdl = std::getenv("ASSAY_LAZY_PDL");
     dependent_launches = cc >= 90 && !(pdl && std::string(pdl) == "0");
+    prefetch_window = prefetch_window_bytes(dev);
     ASSAY_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     const auto& b = cublas::api();
     if (!b.error.empty()) throw InternalError("gpu executor: " + b.error);
@@ -621,6 +703,7 @@ struct GpuExecutor::Impl {
       taken[static_cast<std::size_t>(id)] = 1;
       p.out_index.push_back(id);
     }
+    plan_prefetches(p);
   }
 
   // Constants whose values the plan does not hold yet. The device is idle before (a run in
@@ -690,8 +773,13 @@ struct GpuExecutor::Impl {
           std::vector<void*> ptrs;
           for (int a : s.args) ptrs.push_back(addr(p, base, a));
           ptrs.push_back(addr(p, base, s.dst));
+          ptrs.push_back(s.prefetch >= 0 ? addr(p, base, s.prefetch) : nullptr);
+          unsigned long long pf[3] = {static_cast<unsigned long long>(s.pf_rows), static_cast<unsigned long long>(s.pf_row_lines),
+                                      static_cast<unsigned long long>(s.pf_row_stride)};
           std::vector<void*> params;
           for (void*& x : ptrs) params.push_back(&x);
+          for (unsigned long long& x : pf) params.push_back(&x);
+          stats.l2_prefetch_bytes += s.pf_rows * s.pf_row_lines * 128;
           gpu::launch_generated(s.fn, s.kernel, params.data(), sm_count, dependent_launches, st);
           ++stats.generated_launches;
           break;

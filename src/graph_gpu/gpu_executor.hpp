@@ -28,6 +28,7 @@ struct GpuStats {
   std::int64_t kernels_compiled = 0, kernel_cache_hits = 0;
   std::int64_t generated_launches = 0, fixed_launches = 0;  // generated kernels; fills, copies, softmax
   std::int64_t assay_gemm = 0, assay_attention = 0, cublas = 0, cublaslt = 0;
+  std::int64_t l2_prefetch_bytes = 0;  // issued by generated kernels for the step after them
 };
 
 class GpuPlan;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
 #include "gpu_test_support.hpp"
@@ -277,4 +278,40 @@ TEST(GpuLazy, RandomPrograms) {
     const LazyTensor r = trial % 2 ? softmax(y, -1) : sum(y, {0});
     check_program(ex, g, {r.id, y.id}, t, "random program " + std::to_string(trial));
   }
+}
+
+// A generated kernel before a GEMM prefetches the GEMM's weight into L2 (both layouts of the
+// contraction dim: linear's [out, in] weight and matmul's [k, n]); the results match the CPU
+// reference and are bit-identical with ASSAY_LAZY_L2_PREFETCH_MB=0, which turns it off. A kernel
+// whose own traffic fills the window issues none.
+TEST(GpuLazy, GeneratedKernelsPrefetchTheNextGemmsWeight) {
+  ASSAY_REQUIRE_GPU();
+  const Options o{ElemType::f16, "remote_accelerator:0"};
+  Graph g;
+  auto x = randn(g, {64, 128}, 1, o);
+  auto h = gelu(linear(x, randn(g, {512, 128}, 2, o), randn(g, {512}, 3, o)));  // erf: a generated kernel
+  auto y = linear(h, randn(g, {128, 512}, 4, o), randn(g, {128}, 5, o));         // weight [out, in]
+  auto z = matmul(tanh(y), randn(g, {128, 384}, 6, o));                           // weight [k, n]
+  std::vector<HostValue> with;
+  {
+    GpuExecutor ex;
+    check_program(ex, g, {z.id}, ElemType::f16, "with prefetch");
+    with = ex.run(g, {z.id});
+    EXPECT_GT(ex.stats().l2_prefetch_bytes, 0);
+  }
+  {
+    GpuExecutor ex;
+    Graph big;  // 4096 x 4096: the GELU's own 64 MiB fill the window
+    auto b = matmul(gelu(randn(big, {4096, 4096}, 1, o)), randn(big, {4096, 64}, 2, o));
+    ex.run(big, {b.id});
+    EXPECT_EQ(ex.stats().l2_prefetch_bytes, 0);
+  }
+  setenv("ASSAY_LAZY_L2_PREFETCH_MB", "0", 1);
+  GpuExecutor ex;
+  const auto without = ex.run(g, {z.id});
+  unsetenv("ASSAY_LAZY_L2_PREFETCH_MB");
+  EXPECT_EQ(ex.stats().l2_prefetch_bytes, 0);
+  ASSERT_EQ(with.size(), 1u);
+  ASSERT_EQ(without.size(), 1u);
+  EXPECT_EQ(with[0].values, without[0].values);
 }
