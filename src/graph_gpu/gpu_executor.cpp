@@ -318,8 +318,11 @@ struct GpuExecutor::Impl {
         const int id = side == 0 ? next.a.id : next.b.id;
         if (id < 0) continue;
         const Layout& l = p.L[static_cast<std::size_t>(id)];
-        if (l.base == p.L[static_cast<std::size_t>(s.dst)].base || l.shape.rank < 2 || l.shape.numel() != l.shape[l.shape.rank - 1] * l.shape[l.shape.rank - 2])
-          continue;
+        // Not what this kernel writes, nor what the step before it (still draining while the
+        // prefetch is issued) writes.
+        const bool written = l.base == p.L[static_cast<std::size_t>(s.dst)].base ||
+                             (i > 0 && p.steps[i - 1].dst >= 0 && l.base == p.L[static_cast<std::size_t>(p.steps[i - 1].dst)].base);
+        if (written || l.shape.rank < 2 || l.shape.numel() != l.shape[l.shape.rank - 1] * l.shape[l.shape.rank - 2]) continue;
         const std::int64_t bytes = span_bytes(p, id);
         if (bytes != l.shape.numel() * static_cast<std::int64_t>(esize(p.T[static_cast<std::size_t>(id)])) || bytes <= best_bytes) continue;
         best = id, best_bytes = bytes, contraction = l.shape.rank - (side == 0 ? 1 : 2);
