@@ -288,10 +288,16 @@ TEST(GpuLazy, GeneratedKernelsPrefetchTheNextGemmsWeight) {
   ASSAY_REQUIRE_GPU();
   const Options o{ElemType::f16, "remote_accelerator:0"};
   Graph g;
+  // The weights first: their randn steps then run before the chain, as a program's weights are
+  // there before its activations (a step writing an operand just before the kernel gets none).
+  auto w1 = randn(g, {512, 128}, 2, o), b1 = randn(g, {512}, 3, o);
+  auto w2 = randn(g, {128, 512}, 4, o), b2 = randn(g, {128}, 5, o);
+  auto w3 = randn(g, {128, 384}, 6, o);
   auto x = randn(g, {64, 128}, 1, o);
-  auto h = gelu(linear(x, randn(g, {512, 128}, 2, o), randn(g, {512}, 3, o)));  // erf: a generated kernel
-  auto y = linear(h, randn(g, {128, 512}, 4, o), randn(g, {128}, 5, o));         // weight [out, in]
-  auto z = matmul(tanh(y), randn(g, {128, 384}, 6, o));                           // weight [k, n]
+  auto h = gelu(linear(x, w1, b1));  // erf: a generated kernel
+  auto y = linear(h, w2, b2);        // weight [out, in]
+  auto t = tanh(y);
+  auto z = matmul(t, w3);            // weight [k, n]
   std::vector<HostValue> with;
   {
     GpuExecutor ex;
