@@ -17,6 +17,7 @@
 #include "graph/codegen_cuda.hpp"
 #include "graph/layout.hpp"
 #include "graph/pipeline.hpp"
+#include "graph/prefetch_slab.hpp"
 #include "graph_gpu/device_kernels.hpp"
 #include "graph_gpu/kernel_cache.hpp"
 #include "kernels/attention/flash_attention.hpp"
@@ -300,10 +301,10 @@ struct GpuExecutor::Impl {
   // A generated kernel after a GEMM is short and mostly latency: DRAM idles while it runs. When
   // the next step is a GEMM, the kernel prefetches into L2 what DRAM can bring in that time, less
   // its own traffic, of that GEMM's larger operand (a weight, at small batch the GEMM's cost):
-  // the leading slab of its contraction dim for every output row or column, so that every CTA of
-  // the GEMM starts with a share (not a few CTAs with all of theirs). Only dense, unbatched
-  // operands the kernel does not write.
+  // its leading contraction slab (graph/prefetch_slab.hpp). Not an operand this kernel writes,
+  // nor one the step before it writes (that step may still drain while the prefetch is issued).
   void plan_prefetches(GpuPlan& p) const {
+    const auto base_of = [&](int id) { return p.L[static_cast<std::size_t>(id)].base; };
     for (std::size_t i = 0; i + 1 < p.steps.size(); ++i) {
       Step& s = p.steps[i];
       const Step& next = p.steps[i + 1];
@@ -312,39 +313,23 @@ struct GpuExecutor::Impl {
       for (int a : s.args) own += span_bytes(p, a);
       const std::int64_t budget = prefetch_window - own;
       if (budget < (std::int64_t{1} << 20)) continue;
-      int best = -1, contraction = 0;
       std::int64_t best_bytes = 0;
       for (int side = 0; side < 2; ++side) {
         const int id = side == 0 ? next.a.id : next.b.id;
-        if (id < 0) continue;
+        if (id < 0 || base_of(id) == base_of(s.dst) || (i > 0 && p.steps[i - 1].dst >= 0 && base_of(id) == base_of(p.steps[i - 1].dst)))
+          continue;
         const Layout& l = p.L[static_cast<std::size_t>(id)];
-        // Not what this kernel writes, nor what the step before it (still draining while the
-        // prefetch is issued) writes.
-        const bool written = l.base == p.L[static_cast<std::size_t>(s.dst)].base ||
-                             (i > 0 && p.steps[i - 1].dst >= 0 && l.base == p.L[static_cast<std::size_t>(p.steps[i - 1].dst)].base);
-        if (written || l.shape.rank < 2 || l.shape.numel() != l.shape[l.shape.rank - 1] * l.shape[l.shape.rank - 2]) continue;
-        const std::int64_t bytes = span_bytes(p, id);
-        if (bytes != l.shape.numel() * static_cast<std::int64_t>(esize(p.T[static_cast<std::size_t>(id)])) || bytes <= best_bytes) continue;
-        best = id, best_bytes = bytes, contraction = l.shape.rank - (side == 0 ? 1 : 2);
+        const std::int64_t es = static_cast<std::int64_t>(esize(p.T[static_cast<std::size_t>(id)]));
+        const PrefetchSlab slab = leading_contraction_slab(l, l.shape.rank - (side == 0 ? 1 : 2), es, budget);
+        if (slab.rows == 0 || l.shape.numel() * es <= best_bytes) continue;
+        best_bytes = l.shape.numel() * es;
+        s.prefetch = id;
+        s.pf_rows = slab.rows;
+        s.pf_row_lines = slab.row_lines;
+        s.pf_row_stride = slab.row_stride_bytes;
       }
-      if (best < 0) continue;
-      const Layout& l = p.L[static_cast<std::size_t>(best)];
-      const std::int64_t es = static_cast<std::int64_t>(esize(p.T[static_cast<std::size_t>(best)]));
-      const int c = contraction, o = l.shape.rank * 2 - 3 - c;  // the two matrix dims
-      const std::int64_t want = std::min(budget, best_bytes);
-      const auto stride = [&](int d) { return l.strides[static_cast<std::size_t>(d)]; };
-      if (l.shape[c] == 1 || (l.shape[o] > 1 && stride(c) > stride(o))) {  // contraction outer: leading rows
-        s.pf_rows = 1;
-        s.pf_row_lines = want / 128;
-        s.pf_row_stride = 0;
-      } else {  // contraction inner: the leading bytes of every row
-        s.pf_rows = std::min(l.shape[o], std::max<std::int64_t>(want / 128, 1));
-        s.pf_row_stride = stride(o) * es;
-        s.pf_row_lines = std::min(want / s.pf_rows / 128, (l.shape[c] * es + 127) / 128);
-      }
-      if (s.pf_rows * s.pf_row_lines == 0) continue;
-      s.prefetch = best;
-      s.what += ", prefetches " + std::to_string(s.pf_rows * s.pf_row_lines * 128 >> 10) + " KiB of the next step's operand into L2";
+      if (s.prefetch >= 0)
+        s.what += ", prefetches " + std::to_string(s.pf_rows * s.pf_row_lines * 128 >> 10) + " KiB of the next step's operand into L2";
     }
   }
 

@@ -8,6 +8,7 @@
 #include "graph/layout.hpp"
 #include "graph/passes.hpp"
 #include "graph/pipeline.hpp"
+#include "graph/prefetch_slab.hpp"
 #include "graph/tensor.hpp"
 #include "graph_gpu/kernel_cache.hpp"
 
@@ -72,6 +73,45 @@ TEST(GraphLayout, AnExpandOwnsItsBufferAndInputsBoundByACallerStayDistinct) {
   EXPECT_EQ(count_op(eliminate_common_subexpressions(q).graph, OpKind::constant), 1u);
   const std::vector<const void*> distinct = {h.node(a.id).data.get(), h.node(b.id).data.get()};
   EXPECT_EQ(count_op(eliminate_common_subexpressions(q, distinct).graph, OpKind::constant), 2u);
+}
+
+// The L2 prefetch's slab (docs/lazy.md, "L2 prefetch across steps"): the leading part of the
+// contraction dim for every output column, in both layouts a weight comes in.
+TEST(GraphPrefetch, TheLeadingContractionSlabOfEitherLayout) {
+  // linear's weight [out = 2048, in = 8192] read as B [k = in, n = out]: k contiguous, so the
+  // first bytes of each of the 2048 rows (16 KiB apart).
+  Layout wt = contiguous_layout(0, Shape{2048, 8192});
+  std::swap(wt.shape[0], wt.shape[1]);
+  std::swap(wt.strides[0], wt.strides[1]);
+  PrefetchSlab p = leading_contraction_slab(wt, 0, 2, 4 << 20);
+  EXPECT_EQ(p.rows, 2048);
+  EXPECT_EQ(p.row_stride_bytes, 8192 * 2);
+  EXPECT_EQ(p.row_lines, 16);  // 4 MiB / 2048 rows = 2 KiB each
+  EXPECT_EQ(p.bytes(), 4 << 20);
+  // B [k, n] row-major: k outer, so its leading rows, the operand's first bytes.
+  p = leading_contraction_slab(contiguous_layout(0, Shape{8192, 2048}), 0, 2, 4 << 20);
+  EXPECT_EQ(p.rows, 1);
+  EXPECT_EQ(p.row_lines, (4 << 20) / 128);
+  // A [m, k]: the contraction is its last dim.
+  p = leading_contraction_slab(contiguous_layout(0, Shape{64, 2048}), 1, 2, 1 << 20);
+  EXPECT_EQ(p.rows, 64);
+  EXPECT_EQ(p.row_lines, 2048 * 2 / 128);  // the whole operand (256 KiB) is under the budget
+  // A budget larger than the operand takes it all; rows never exceed the budget's lines.
+  p = leading_contraction_slab(wt, 0, 2, 1 << 30);
+  EXPECT_EQ(p.bytes(), 2048ll * 8192 * 2);
+  p = leading_contraction_slab(wt, 0, 2, 1024 * 128);
+  EXPECT_EQ(p.rows, 1024);
+  EXPECT_EQ(p.row_lines, 1);
+  // Leading dims of size 1 are fine; a batch, a strided (not dense) view, an empty operand, a
+  // dim that is not the matrix's, and a budget under one line get nothing.
+  EXPECT_EQ(leading_contraction_slab(contiguous_layout(0, Shape{1, 512, 512}), 1, 2, 1 << 20).rows, 1);
+  EXPECT_EQ(leading_contraction_slab(contiguous_layout(0, Shape{2, 512, 512}), 1, 2, 1 << 20).rows, 0);
+  Layout strided = contiguous_layout(0, Shape{512, 512});
+  strided.strides[0] = 1024;  // every other row of a wider buffer
+  EXPECT_EQ(leading_contraction_slab(strided, 0, 2, 1 << 20).rows, 0);
+  EXPECT_EQ(leading_contraction_slab(contiguous_layout(0, Shape{0, 512}), 0, 2, 1 << 20).rows, 0);
+  EXPECT_EQ(leading_contraction_slab(contiguous_layout(0, Shape{8, 512, 512}), 0, 2, 1 << 20).rows, 0);
+  EXPECT_EQ(leading_contraction_slab(contiguous_layout(0, Shape{512, 512}), 0, 2, 127).rows, 0);
 }
 
 TEST(GraphEpilogue, MatmulBiasActivationBecomesOneLinear) {
