@@ -86,8 +86,9 @@ int assay_lazy_set_executor(const char* name);
 const char* assay_lazy_executor(void);
 /* The GPU executor's counters, in this order: runs, CUDA graph replays, graphs captured,
  * generated-kernel launches, fixed-kernel launches (fills, copies), assay GEMM calls, assay
- * attention calls, cuBLAS calls, cuBLASLt calls, kernels compiled. Writes at most n, returns how
- * many there are, or -1 when the GPU executor is not in use. */
+ * attention calls, cuBLAS calls, cuBLASLt calls, kernels compiled, bytes prefetched into L2 for the
+ * step after a generated kernel (added last: a caller of an older count reads the others as
+ * before). Writes at most n, returns how many there are, or -1 when the GPU executor is not in use. */
 int assay_lazy_gpu_stats(int64_t* out, int n);
 
 /* The program up to `node` before and after the passes (`assay graph dump`'s text). Writes at

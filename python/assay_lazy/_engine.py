@@ -81,7 +81,7 @@ if lib.assay_lazy_abi_version() != 2:
     raise ImportError("assay_lazy: %s has C API version %d; this package speaks 2" % (lib_path, lib.assay_lazy_abi_version()))
 
 GPU_STATS = ("runs", "graph_replays", "captures", "generated_launches", "fixed_launches", "assay_gemm",
-             "assay_attention", "cublas", "cublaslt", "kernels_compiled")
+             "assay_attention", "cublas", "cublaslt", "kernels_compiled", "l2_prefetch_bytes")
 
 
 def set_executor(name):

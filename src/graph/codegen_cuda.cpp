@@ -194,9 +194,13 @@ GeneratedKernel generate_kernel(const Graph& g, const FusionGroup& grp, const st
   // of pf_rows rows, pf_row_stride bytes apart. Issued before the wait, so it overlaps the previous
   // kernel's drain and this kernel's short run, when DRAM would otherwise idle. Normal eviction
   // priority: the lines must not outlive an L2 flush.
-  src += "  for (unsigned long long l = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; l < pf_rows * pf_row_lines;"
-         " l += (unsigned long long)gridDim.x * blockDim.x)\n"
-         "    asm volatile(\"prefetch.global.L2 [%0];\" :: \"l\"(pf + (l / pf_row_lines) * pf_row_stride + (l % pf_row_lines) * 128ull));\n";
+  // (At most a window of lines, under 2^32: 32-bit division.)
+  src += "  {\n    const unsigned pf_n = (unsigned)(pf_rows * pf_row_lines), pf_per = (unsigned)pf_row_lines;\n"
+         "    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < pf_n;"
+         " i += (unsigned long long)gridDim.x * blockDim.x) {\n"
+         "      const unsigned l = (unsigned)i;\n"
+         "      asm volatile(\"prefetch.global.L2 [%0];\" :: \"l\"(pf + (unsigned long long)(l / pf_per) * pf_row_stride +"
+         " (unsigned long long)(l % pf_per) * 128ull));\n    }\n  }\n";
   // Launched as a programmatic dependent of the kernel before it (sm_90): its blocks may start
   // while that kernel drains, and wait here until its memory is visible.
   src += "#if __CUDA_ARCH__ >= 900\n  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n#endif\n";

@@ -19,8 +19,9 @@ PrefetchSlab leading_contraction_slab(const Layout& l, int contraction, std::int
   if (last + 1 != numel) return {};  // not dense
   const std::int64_t want = std::min(budget, numel * elem_bytes);
   PrefetchSlab p;
-  if (l.shape[c] == 1 || (l.shape[o] > 1 && stride(c) > stride(o))) {
-    // The contraction dim is outer: its leading rows are the operand's leading bytes.
+  if (l.shape[c] == 1 || (l.shape[o] > 1 && stride(c) > stride(o)) || l.shape[c] * elem_bytes < 128) {
+    // The contraction dim is outer: its leading rows are the operand's leading bytes. (So are
+    // rows shorter than a line: several share one, and the operand is dense.)
     p.rows = 1;
     p.row_lines = want / 128;
   } else {

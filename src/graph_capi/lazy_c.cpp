@@ -383,7 +383,8 @@ int assay_lazy_gpu_stats(int64_t* out, int n) {
         if (!use_gpu()) throw std::runtime_error("the gpu executor is not in use");
         const GpuStats st = gpu_executor().stats();
         const std::int64_t v[] = {st.runs, st.graph_replays, st.captures, st.generated_launches, st.fixed_launches,
-                                  st.assay_gemm, st.assay_attention, st.cublas, st.cublaslt, st.kernels_compiled};
+                                  st.assay_gemm, st.assay_attention, st.cublas, st.cublaslt, st.kernels_compiled,
+                                  st.l2_prefetch_bytes};
         const int count = static_cast<int>(sizeof v / sizeof v[0]);
         for (int i = 0; i < n && i < count; ++i) out[i] = v[i];
         return count;

@@ -277,7 +277,8 @@ struct GpuExecutor::Impl {
     if (mb && *mb) {
       char* end = nullptr;
       const double v = std::strtod(mb, &end);
-      if (*end || !(v >= 0)) throw InputError("ASSAY_LAZY_L2_PREFETCH_MB: '" + std::string(mb) + "' is not a number of MiB >= 0");
+      if (*end || !(v >= 0) || v > 1024)
+        throw InputError("ASSAY_LAZY_L2_PREFETCH_MB: '" + std::string(mb) + "' is not a number of MiB in [0, 1024]");
       return static_cast<std::int64_t>(v * 1048576.0);
     }
     int khz = 0, bits = 0;
@@ -303,7 +304,10 @@ struct GpuExecutor::Impl {
   // its own traffic, of that GEMM's larger operand (a weight, at small batch the GEMM's cost):
   // its leading contraction slab (graph/prefetch_slab.hpp). Not an operand this kernel writes,
   // nor one the step before it writes (that step may still drain while the prefetch is issued).
+  // Only with programmatic dependent launches (sm_90+), the configuration measured: the prefetch
+  // then starts while the previous kernel drains.
   void plan_prefetches(GpuPlan& p) const {
+    if (!dependent_launches) return;
     const auto base_of = [&](int id) { return p.L[static_cast<std::size_t>(id)].base; };
     for (std::size_t i = 0; i + 1 < p.steps.size(); ++i) {
       Step& s = p.steps[i];
@@ -767,7 +771,7 @@ struct GpuExecutor::Impl {
           std::vector<void*> params;
           for (void*& x : ptrs) params.push_back(&x);
           for (unsigned long long& x : pf) params.push_back(&x);
-          stats.l2_prefetch_bytes += s.pf_rows * s.pf_row_lines * 128;
+          if (s.kernel.work > 0) stats.l2_prefetch_bytes += s.pf_rows * s.pf_row_lines * 128;
           gpu::launch_generated(s.fn, s.kernel, params.data(), sm_count, dependent_launches, st);
           ++stats.generated_launches;
           break;

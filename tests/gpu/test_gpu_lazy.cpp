@@ -280,10 +280,11 @@ TEST(GpuLazy, RandomPrograms) {
   }
 }
 
-// A generated kernel before a GEMM prefetches the GEMM's weight into L2 (both layouts of the
-// contraction dim: linear's [out, in] weight and matmul's [k, n]); the results match the CPU
-// reference and are bit-identical with ASSAY_LAZY_L2_PREFETCH_MB=0, which turns it off. A kernel
-// whose own traffic fills the window issues none.
+// A generated kernel before a GEMM prefetches the GEMM's weight into L2, in both layouts of the
+// contraction dim (linear's [out, in] weight: the leading lines of every row; matmul's [k, n]: the
+// leading rows), exactly the slab planned; the results match the CPU reference (a prefetch cannot
+// change them: this checks the kernel's extra parameters). A kernel whose own traffic fills the
+// window issues none, and does once the window is wider; ASSAY_LAZY_L2_PREFETCH_MB=0 turns it off.
 TEST(GpuLazy, GeneratedKernelsPrefetchTheNextGemmsWeight) {
   ASSAY_REQUIRE_GPU();
   const Options o{ElemType::f16, "remote_accelerator:0"};
@@ -303,14 +304,26 @@ TEST(GpuLazy, GeneratedKernelsPrefetchTheNextGemmsWeight) {
     GpuExecutor ex;
     check_program(ex, g, {z.id}, ElemType::f16, "with prefetch");
     with = ex.run(g, {z.id});
-    EXPECT_GT(ex.stats().l2_prefetch_bytes, 0);
+    // Counted when the steps are recorded (the second run replays the captured graph): w2 as B
+    // [512, 128], 128 rows of 1 KiB, all of it (8 lines each); w3 [128, 384], its 96 KiB from the
+    // start (768 lines).
+    EXPECT_EQ(ex.stats().captures, 1);
+    EXPECT_EQ(ex.stats().l2_prefetch_bytes, (128 * 8 + 768) * 128);
   }
   {
+    Graph big;  // 4096 x 4096: the GELU's own 64 MiB fill the default window
+    auto wb = randn(big, {4096, 64}, 2, o);
+    auto b = matmul(gelu(randn(big, {4096, 4096}, 1, o)), wb);
+    {
+      GpuExecutor ex;
+      ex.run(big, {b.id});
+      EXPECT_EQ(ex.stats().l2_prefetch_bytes, 0);
+    }
+    setenv("ASSAY_LAZY_L2_PREFETCH_MB", "100", 1);  // 100 MiB less 64: room for the 512 KiB weight
     GpuExecutor ex;
-    Graph big;  // 4096 x 4096: the GELU's own 64 MiB fill the window
-    auto b = matmul(gelu(randn(big, {4096, 4096}, 1, o)), randn(big, {4096, 64}, 2, o));
     ex.run(big, {b.id});
-    EXPECT_EQ(ex.stats().l2_prefetch_bytes, 0);
+    unsetenv("ASSAY_LAZY_L2_PREFETCH_MB");
+    EXPECT_EQ(ex.stats().l2_prefetch_bytes, 4096 * 64 * 2);
   }
   setenv("ASSAY_LAZY_L2_PREFETCH_MB", "0", 1);
   GpuExecutor ex;

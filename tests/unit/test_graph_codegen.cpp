@@ -110,8 +110,18 @@ TEST(GraphPrefetch, TheLeadingContractionSlabOfEitherLayout) {
   strided.strides[0] = 1024;  // every other row of a wider buffer
   EXPECT_EQ(leading_contraction_slab(strided, 0, 2, 1 << 20).rows, 0);
   EXPECT_EQ(leading_contraction_slab(contiguous_layout(0, Shape{0, 512}), 0, 2, 1 << 20).rows, 0);
-  EXPECT_EQ(leading_contraction_slab(contiguous_layout(0, Shape{8, 512, 512}), 0, 2, 1 << 20).rows, 0);
+  EXPECT_EQ(leading_contraction_slab(contiguous_layout(0, Shape{1, 512, 512}), 0, 2, 1 << 20).rows, 0);
   EXPECT_EQ(leading_contraction_slab(contiguous_layout(0, Shape{512, 512}), 0, 2, 127).rows, 0);
+  Layout flipped = contiguous_layout(0, Shape{512, 512});
+  flipped.strides[0] = -512;  // dense, but element 0 is not its first byte
+  EXPECT_EQ(leading_contraction_slab(flipped, 0, 2, 1 << 20).rows, 0);
+  // Rows shorter than a line (k = 32 f16, 64 bytes): the operand's leading bytes, not one line a row.
+  Layout narrow = contiguous_layout(0, Shape{4096, 32});
+  std::swap(narrow.shape[0], narrow.shape[1]);
+  std::swap(narrow.strides[0], narrow.strides[1]);
+  p = leading_contraction_slab(narrow, 0, 2, 64 * 128);
+  EXPECT_EQ(p.rows, 1);
+  EXPECT_EQ(p.row_lines, 64);
 }
 
 TEST(GraphEpilogue, MatmulBiasActivationBecomesOneLinear) {

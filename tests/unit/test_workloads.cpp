@@ -297,9 +297,10 @@ TEST(AttentionF8, HadamardCutsTheRmseOnOutliers) {
   for (std::int64_t d : {64, 128}) EXPECT_LT(hadamard_rmse_ratio(8, 512, d), 0.7) << "d = " << d;
 }
 
-// Issue 28's target (rotated rmse at most half the plain one) holds once outliers of queries and
-// keys meet in a channel often, about h*s^2*d*1e-6 times: at s = 2048 (the suite's record: 0.43x
-// at d = 64, 0.37x at d = 128 on assay's kernel, h = 8). Two heads keep it quick here.
+// Issue 28's target (rotated rmse at most half the plain one) holds once a query row's outliers
+// meet keys' in a channel often, about s*d*1e-6 times a row (the heads do not matter): at s = 2048
+// (the suite's record: 0.43x at d = 64, 0.37x at d = 128 on assay's kernel, h = 8). Two heads keep
+// it quick here.
 TEST(AttentionF8, HadamardHalvesTheRmseAtLength) {
   for (std::int64_t d : {64, 128}) EXPECT_LT(hadamard_rmse_ratio(2, 2048, d), 0.5) << "d = " << d;
 }
