@@ -1,6 +1,8 @@
 // Views as strided layouts (layout.hpp).
 #include "graph/layout.hpp"
 
+#include <cstdlib>
+
 #include "core/error.hpp"
 
 namespace assay::graph {
@@ -13,6 +15,15 @@ bool Layout::contiguous() const {
     expect *= shape[d];
   }
   return true;
+}
+
+std::int64_t Layout::span() const {
+  std::int64_t last = 0;
+  for (int d = 0; d < shape.rank; ++d) {
+    if (shape[d] == 0) return 0;
+    last += (shape[d] - 1) * std::abs(strides[static_cast<std::size_t>(d)]);
+  }
+  return last + 1;
 }
 
 std::string Layout::str() const {

@@ -20,6 +20,7 @@ struct Layout {
   Shape shape;
   std::array<std::int64_t, kMaxRank> strides{};  // in elements
   bool contiguous() const;                       // row-major, dense (size-1 dims' strides ignored)
+  std::int64_t span() const;                     // elements from the lowest-addressed to the highest, both in; 0 if empty
   std::string str() const;                       // "[4,8]:[1,4]+0" for dumps and cache keys
 };
 

@@ -11,12 +11,9 @@ PrefetchSlab leading_contraction_slab(const Layout& l, int contraction, std::int
   const std::int64_t numel = l.shape.numel();
   if (numel == 0 || numel != l.shape[c] * l.shape[o]) return {};  // empty, or batched
   const auto stride = [&](int d) { return l.strides[static_cast<std::size_t>(d)]; };
-  std::int64_t last = 0;  // the span's last element, from the first (element 0: no stride is negative)
-  for (int d = 0; d < r; ++d) {
-    if (stride(d) < 0) return {};
-    last += (l.shape[d] - 1) * stride(d);
-  }
-  if (last + 1 != numel) return {};  // not dense
+  for (int d = 0; d < r; ++d)
+    if (stride(d) < 0) return {};  // element 0 must be the first byte
+  if (l.span() != numel) return {};  // not dense
   const std::int64_t want = std::min(budget, numel * elem_bytes);
   PrefetchSlab p;
   if (l.shape[c] == 1 || (l.shape[o] > 1 && stride(c) > stride(o)) || l.shape[c] * elem_bytes < 128) {

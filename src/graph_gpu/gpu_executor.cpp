@@ -290,13 +290,7 @@ struct GpuExecutor::Impl {
 
   // Bytes from a layout's first element to one past its last (its span).
   static std::int64_t span_bytes(const GpuPlan& p, int id) {
-    const Layout& l = p.L[static_cast<std::size_t>(id)];
-    std::int64_t last = 0;
-    for (int d = 0; d < l.shape.rank; ++d) {
-      if (l.shape[d] == 0) return 0;
-      last += (l.shape[d] - 1) * std::abs(l.strides[static_cast<std::size_t>(d)]);
-    }
-    return (last + 1) * static_cast<std::int64_t>(esize(p.T[static_cast<std::size_t>(id)]));
+    return p.L[static_cast<std::size_t>(id)].span() * static_cast<std::int64_t>(esize(p.T[static_cast<std::size_t>(id)]));
   }
 
   // A generated kernel after a GEMM is short and mostly latency: DRAM idles while it runs. When

@@ -115,6 +115,9 @@ TEST(GraphPrefetch, TheLeadingContractionSlabOfEitherLayout) {
   Layout flipped = contiguous_layout(0, Shape{512, 512});
   flipped.strides[0] = -512;  // dense, but element 0 is not its first byte
   EXPECT_EQ(leading_contraction_slab(flipped, 0, 2, 1 << 20).rows, 0);
+  EXPECT_EQ(flipped.span(), 512 * 512);  // dense either way: refused for the sign alone
+  EXPECT_EQ(strided.span(), 511 * 1024 + 512);
+  EXPECT_EQ(contiguous_layout(0, Shape{0, 512}).span(), 0);
   // Rows shorter than a line (k = 32 f16, 64 bytes): the operand's leading bytes, not one line a row.
   Layout narrow = contiguous_layout(0, Shape{4096, 32});
   std::swap(narrow.shape[0], narrow.shape[1]);
