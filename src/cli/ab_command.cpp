@@ -29,7 +29,7 @@ void check_env(const std::string& flag, const std::vector<std::string>& settings
 Action add_ab_command(CLI::App& app, const std::vector<std::string>& argv) {
   struct AbFlags {
     runner::AbOptions ab;
-    std::string mode, filter;
+    std::string mode, filter, l2_flush;
     double gap_us = -1;
     CLI::Option* filter_opt = nullptr;
   };
@@ -53,6 +53,8 @@ Action add_ab_command(CLI::App& app, const std::vector<std::string>& argv) {
   app.add_option("--device", a->ab.run.device, "CUDA device index, or 'cpu'")->capture_default_str();
   app.add_option("--mode", a->mode, "override the suite's mode")->check(CLI::IsMember({"cold", "hot", "graph", "host"}));
   app.add_option("--gap-us", a->gap_us, "override the suite's gap_us")->check(CLI::Range(0.0, 100000.0));
+  app.add_option("--l2-flush", a->l2_flush, "cold mode's L2 flush, memset or clean; overrides the suite's l2_flush")
+      ->check(CLI::IsMember({"memset", "clean"}));
   a->filter_opt = app.add_option("--filter", a->filter, "run only cases whose id matches this regex");
   app.add_option("--seed", a->ab.run.seed, "base seed of the random inputs")->capture_default_str();
   auto f = add_gate_flags(app);
@@ -62,6 +64,7 @@ Action add_ab_command(CLI::App& app, const std::vector<std::string>& argv) {
     if (!a->filter.empty()) a->ab.run.filter = a->filter;
     if (!a->mode.empty()) a->ab.run.mode = a->mode;
     if (a->gap_us >= 0) a->ab.run.gap_us = a->gap_us;
+    if (!a->l2_flush.empty()) a->ab.run.l2_flush = a->l2_flush;
     a->ab.run.rounds = a->ab.rounds;
     check_device_flag(a->ab.run.device);
     check_env("--base-env", a->ab.base.env);

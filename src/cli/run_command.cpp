@@ -24,7 +24,7 @@ namespace assay::cli {
 namespace {
 struct RunFlags {
   runner::RunOptions opt;
-  std::string mode, filter, history, shard, devices, tuning;
+  std::string mode, filter, history, shard, devices, tuning, l2_flush;
   bool no_isolate = false, no_doctor = false, sanitize = false;
   int repeat = 1;
   std::uint64_t rounds = 0;  // 0: the suite's
@@ -191,6 +191,10 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
     app.add_option("--rounds", flags->rounds,
                    "measure each case of a point in N rounds, its backends alternating (A B B A ...); overrides the suite")
         ->check(CLI::Range(1, 64));
+    app.add_option("--l2-flush", flags->l2_flush,
+                   "cold mode's L2 flush for in-process backends: memset (the suite's default; as nvbench) or clean (L2 left "
+                   "without dirty lines: docs/measurement-notes.md); overrides the suite's l2_flush")
+        ->check(CLI::IsMember({"memset", "clean"}));
     app.add_option("--gap-us", flags->gap_us,
                    "GPU idle kept between timed samples, microseconds, the same for every in-process backend in cold, hot and graph mode; overrides the suite's gap_us")
         ->check(CLI::Range(0.0, 100000.0))
@@ -242,6 +246,7 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
       throw InputError("--rounds " + std::to_string(f.rounds) + ": " + suite::kRoundsRule);
     if (f.rounds > 0) f.opt.rounds = f.rounds;
     if (f.gap_us >= 0) f.opt.gap_us = f.gap_us;
+    if (!f.l2_flush.empty()) f.opt.l2_flush = f.l2_flush;
     if (f.filter_given && f.filter.empty()) throw InputError("--filter '': give a regex of case ids");
     if (!f.filter.empty()) f.opt.filter = f.filter;
     if (!f.tuning.empty()) {

@@ -101,6 +101,9 @@ struct MeasurementRecord {
   std::string stop_reason;             // converged | max-samples | timeout
   double elapsed_s = 0;
   std::uint64_t l2_flush_bytes = 0;
+  // How the flush left L2 (suite `l2_flush`): "clean" (read: no dirty lines); empty for the default,
+  // a memset that leaves the flush's dirty lines for the timed call to write back, and when no flush ran.
+  std::string l2_flush;
   // The board's energy over the sampling phase (after warm-up), from NVML's counter: joules,
   // the window's seconds, and the seconds of it the kept samples timed (their time per call x
   // calls per sample). Everything the GPU did in the window counts: the gaps between samples,

@@ -81,6 +81,7 @@ json measurement_json(const MeasurementRecord& m) {
           {"energy_window_s", m.energy_window_s},
           {"energy_timed_s", m.energy_timed_s}};
   if (!m.round_samples.empty()) j["round_samples"] = m.round_samples;
+  if (!m.l2_flush.empty()) j["l2_flush"] = m.l2_flush;
   if (m.gap_us > 0) {
     j["gap_us"] = m.gap_us;
     j["gap_overruns"] = m.gap_overruns;
@@ -395,6 +396,10 @@ MeasurementRecord read_measurement(const Reader& r) {
   m.stop_reason = r.get<std::string>("stop_reason");
   m.elapsed_s = r.get<double>("elapsed_s");
   m.l2_flush_bytes = r.get<std::uint64_t>("l2_flush_bytes");
+  if (r.has("l2_flush")) {
+    m.l2_flush = r.get<std::string>("l2_flush");
+    if (m.l2_flush != "clean") r.fail("l2_flush", "must be \"clean\" when present (a memset flush writes no field)");
+  }
   m.energy_j = r.optional_number("energy_j");
   if (m.energy_j) {
     m.energy_window_s = r.get<double>("energy_window_s");

@@ -20,6 +20,8 @@ DeviceContext::DeviceContext(int index) : record_(query_device(index)) {
   // Twice L2, at least 64 MiB: writing it evicts everything the previous sample left there.
   flush_bytes_ = std::max<std::uint64_t>(2 * record_.l2_bytes, 64ull << 20);
   ASSAY_CUDA(cudaMalloc(&flush_, flush_bytes_));
+  ASSAY_CUDA(cudaMemset(flush_, 0, flush_bytes_));  // the read flush reads defined bytes
+  ASSAY_CUDA(cudaMalloc(&flush_sink_, sizeof(unsigned)));
   ASSAY_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&release_host_), sizeof(int), cudaHostAllocMapped));
   ASSAY_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&release_dev_), release_host_, 0));
   ASSAY_CUDA(cudaMalloc(&block_state_, sizeof(BlockState)));
@@ -35,6 +37,7 @@ DeviceContext::~DeviceContext() {
   cudaFree(probes_);
   cudaFree(block_state_);
   cudaFreeHost(release_host_);
+  cudaFree(flush_sink_);
   cudaFree(flush_);
   if (stream_) cudaStreamDestroy(stream_);
 }
@@ -46,7 +49,12 @@ std::uint64_t DeviceContext::free_memory() const {
 }
 
 void DeviceContext::enqueue_l2_flush() {
-  ASSAY_CUDA(cudaMemsetAsync(flush_, 0, flush_bytes_, stream_));
+  if (flush_clean_) {
+    // Eight blocks of 256 threads per SM: enough loads in flight to read at DRAM speed.
+    ASSAY_CUDA(launch_l2_read_flush(flush_, flush_bytes_ & ~15ull, flush_sink_, 8 * std::max(record_.sm_count, 1), stream_));
+  } else {
+    ASSAY_CUDA(cudaMemsetAsync(flush_, 0, flush_bytes_, stream_));
+  }
 }
 
 void DeviceContext::enqueue_block() {

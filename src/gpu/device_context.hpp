@@ -20,8 +20,11 @@ class DeviceContext {
   std::uint64_t l2_flush_bytes() const { return flush_bytes_; }
   std::uint64_t free_memory() const;
 
-  // Overwrites a buffer larger than L2, so the next kernel finds none of its data there.
+  // Overwrites (memset) or reads (clean) a buffer of twice L2, so the next kernel finds none of
+  // its data there; clean also leaves no dirty line for it to write back.
   void enqueue_l2_flush();
+  void set_l2_flush_clean(bool clean) { flush_clean_ = clean; }
+  bool l2_flush_clean() const { return flush_clean_; }
   // Holds the stream until release(); call release() after enqueueing the measured work.
   // With a sample gap set, also until that long after the end of the last sample.
   void enqueue_block();
@@ -45,6 +48,8 @@ class DeviceContext {
   cudaStream_t stream_ = nullptr;
   void* flush_ = nullptr;
   std::uint64_t flush_bytes_ = 0;
+  bool flush_clean_ = false;
+  unsigned* flush_sink_ = nullptr;  // device memory the read flush never writes in practice
   int* release_host_ = nullptr;  // mapped pinned memory: the host writes, the kernel polls
   int* release_dev_ = nullptr;
   BlockState* block_state_ = nullptr;  // device memory

@@ -40,6 +40,22 @@ __global__ void clock_probe_kernel(ClockProbe* out, unsigned long long window_ns
   if (end_ns) *end_ns = global_timer_ns();
 }
 
+__global__ void l2_read_flush_kernel(const uint4* buf, unsigned long long n, unsigned* sink) {
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  unsigned acc = 0;
+  unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  // Four loads in flight per thread, then the tail.
+  for (; i + 3 * stride < n; i += 4 * stride) {
+    const uint4 a = buf[i], b = buf[i + stride], c = buf[i + 2 * stride], d = buf[i + 3 * stride];
+    acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
+  }
+  for (; i < n; i += stride) {
+    const uint4 a = buf[i];
+    acc ^= a.x ^ a.y ^ a.z ^ a.w;
+  }
+  if (acc == 0x9e3779b9u) *sink = acc;
+}
+
 __global__ void spin_kernel(unsigned long long ns) {
   const unsigned long long start = global_timer_ns();
   while (global_timer_ns() - start < ns) {}
@@ -56,6 +72,11 @@ cudaError_t launch_blocking_kernel(const volatile int* release, BlockState* stat
 cudaError_t launch_clock_probe(ClockProbe* out, unsigned long long window_ns, cudaStream_t stream,
                                unsigned long long* end_ns) {
   clock_probe_kernel<<<1, 1, 0, stream>>>(out, window_ns, end_ns);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_l2_read_flush(const void* buf, std::uint64_t bytes, unsigned* sink, int blocks, cudaStream_t stream) {
+  l2_read_flush_kernel<<<blocks, 256, 0, stream>>>(static_cast<const uint4*>(buf), bytes / 16, sink);
   return cudaGetLastError();
 }
 

@@ -32,6 +32,11 @@ cudaError_t launch_blocking_kernel(const volatile int* release, BlockState* stat
 cudaError_t launch_clock_probe(ClockProbe* out, unsigned long long window_ns, cudaStream_t stream,
                                unsigned long long* end_ns = nullptr);
 
+// Reads `bytes` (a multiple of 16) from `buf` on `blocks` blocks: a flush of L2 that leaves only
+// clean lines there (what was dirty is written back while it runs). `sink` is written only if the
+// buffer's XOR is a constant no zeroed buffer has, which keeps the loads.
+cudaError_t launch_l2_read_flush(const void* buf, std::uint64_t bytes, unsigned* sink, int blocks, cudaStream_t stream);
+
 // Spins for `ns` of %globaltimer on `blocks` blocks of one thread (a kernel of known duration).
 cudaError_t launch_spin_kernel(unsigned long long ns, int blocks, cudaStream_t stream);
 

@@ -22,6 +22,7 @@ class CudaExecutor final : public Executor {
                                             std::uint64_t device_bytes) override {
     // Rounded up: any gap asked for is kept, at least 1 ns.
     ctx_.set_sample_gap_ns(static_cast<std::uint64_t>(std::ceil(method.gap_us * 1e3)));
+    ctx_.set_l2_flush_clean(method.l2_flush == L2Flush::clean);
     switch (method.mode) {
       case Mode::hot: return std::make_unique<HotSampler>(ctx_, inst, device_bytes);
       case Mode::graph: return std::make_unique<GraphSampler>(ctx_, inst, device_bytes, method.graph_calls);

@@ -45,6 +45,7 @@ class ColdSampler final : public GpuSampler {
   std::string mode() const override { return "cold"; }
   Sample sample() override;
   std::uint64_t l2_flush_bytes() const override { return ctx_.l2_flush_bytes(); }
+  std::string l2_flush() const override { return ctx_.l2_flush_clean() ? "clean" : ""; }
 };
 
 class HotSampler final : public GpuSampler {

@@ -56,6 +56,7 @@ MeasurementRecord run_measurement(Sampler& sampler, const Method& method, const 
   }
   rec.input_sets = sampler.input_sets();
   rec.l2_flush_bytes = sampler.l2_flush_bytes();
+  rec.l2_flush = sampler.l2_flush();
   rec.gap_us = sampler.sample_gap_us();
   rec.gap_overruns = sampler.gap_overruns();
   return rec;

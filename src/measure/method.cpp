@@ -22,4 +22,12 @@ std::optional<Mode> parse_mode(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view l2_flush_name(L2Flush flush) { return flush == L2Flush::clean ? "clean" : "memset"; }
+
+std::optional<L2Flush> parse_l2_flush(std::string_view name) {
+  for (L2Flush f : {L2Flush::memset, L2Flush::clean})
+    if (l2_flush_name(f) == name) return f;
+  return std::nullopt;
+}
+
 }  // namespace assay::measure

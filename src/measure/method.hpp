@@ -17,6 +17,15 @@ enum class Mode { cold, hot, graph, host };
 std::string_view mode_name(Mode mode);
 std::optional<Mode> parse_mode(std::string_view name);  // nullopt for an unknown name
 
+// How cold mode empties L2 before a sample (docs/measurement-notes.md, "The flush leaves dirty
+// lines"). memset: writes a buffer of twice L2, as nvbench and triton.testing.do_bench do, which
+// leaves L2 full of dirty lines that the timed call pays to write back as it evicts them. clean:
+// reads that buffer instead, so what the previous sample wrote is written back during the flush
+// and the timed call finds only clean lines.
+enum class L2Flush { memset, clean };
+std::string_view l2_flush_name(L2Flush flush);
+std::optional<L2Flush> parse_l2_flush(std::string_view name);  // nullopt for an unknown name
+
 // Samples whose SM clock is under threshold x the device's maximum are dropped, and the loop
 // idles backoff_s before the next one.
 struct ThrottlePolicy {
@@ -40,6 +49,7 @@ struct Method {
   // Idle before the warm-up, so that a case does not inherit the last case's heat.
   double cooldown_s = 0;
   std::uint64_t graph_calls = 0;  // calls per graph in graph mode; 0: chosen from a probe call
+  L2Flush l2_flush = L2Flush::memset;  // cold mode's flush (in-process backends)
 };
 
 }  // namespace assay::measure

@@ -57,6 +57,15 @@ std::vector<Row> rows_of(const ResultsDocument& doc) {
   return rows;
 }
 
+// The run's mode, and the L2 flush when a case had the clean one (the default memset goes unsaid,
+// as in every document written before the choice existed).
+std::string mode_text(const ResultsDocument& doc) {
+  const bool clean = std::any_of(doc.cases.begin(), doc.cases.end(), [](const CaseRecord& c) {
+    return c.measurement && c.measurement->l2_flush == "clean";
+  });
+  return doc.run.mode + (clean ? " (L2 flush: clean)" : "");
+}
+
 }  // namespace
 
 std::string device_line(const RunRecord& run) {
@@ -73,7 +82,7 @@ std::string markdown_summary(const ResultsDocument& doc) {
   const auto& run = doc.run;
   std::string md = fmt::format("# assay results: {}{}\n\n", run.suite_name, run.tag.empty() ? "" : " (" + run.tag + ")");
   md += fmt::format("- device: {}\n- mode: {}\n- commit: {}{}\n- started: {}\n- command: `", device_line(run),
-                    run.mode, run.git_commit.empty() ? "(none)" : run.git_commit, run.git_dirty ? " (dirty)" : "",
+                    mode_text(doc), run.git_commit.empty() ? "(none)" : run.git_commit, run.git_dirty ? " (dirty)" : "",
                     run.started_utc);
   for (std::size_t i = 0; i < run.command_line.size(); ++i) md += (i ? " " : "") + run.command_line[i];
   md += "`\n";
@@ -133,7 +142,7 @@ std::string terminal_table(const ResultsDocument& doc) {
       s += (i ? "  " : "") + (i < 4 ? fmt::format("{:<{}}", cells[i], width[i]) : fmt::format("{:>{}}", cells[i], width[i]));
     return s + "\n";
   };
-  std::string out = "device: " + device_line(doc.run) + "   mode: " + doc.run.mode + "\n";
+  std::string out = "device: " + device_line(doc.run) + "   mode: " + mode_text(doc) + "\n";
   out += line(h);
   for (const auto& r : rows) out += line(r.cells);
   return out;

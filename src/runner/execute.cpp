@@ -42,6 +42,12 @@ CaseRecord execute_case(const verify::ResolvedCase& rc, Executors& ex) {
   }
   try {
     if (backend.target() == Target::cuda && !ex.cuda) throw SkipError(ex.cuda_skip.empty() ? "no CUDA executor" : ex.cuda_skip);
+    // An adapter times itself and flushes L2 with a write (torch's zero_, JAX's x + 1): it cannot
+    // give the clean flush asked for, and its times would not compare with those that had it.
+    if (backend.target() == Target::external && rc.method.mode == measure::Mode::cold &&
+        rc.method.l2_flush == measure::L2Flush::clean && !rc.check_only)
+      throw SkipError("l2_flush = \"clean\" is in-process only: the adapter flushes L2 with a write "
+                      "(docs/suite-format.md, l2_flush)");
     const auto subject = subject_for(rc, backend, ex);
     // The device whose peak rates the case's figures are judged against.
     const DeviceRecord& device = backend.target() == Target::cpu    ? ex.cpu->device()

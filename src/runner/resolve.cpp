@@ -15,6 +15,9 @@ measure::Method method_of(const suite::MeasureConfig& m) {
   r.warmup = {m.warmup_calls, m.warmup_min_s};
   r.throttle = {m.throttle_threshold, m.throttle_backoff_s};
   r.gap_us = m.gap_us;
+  const auto flush = measure::parse_l2_flush(m.l2_flush);
+  if (!flush) throw InternalError("measure.l2_flush '" + m.l2_flush + "' passed the suite parser but is no flush");
+  r.l2_flush = *flush;
   r.cooldown_s = m.cooldown_s;
   r.graph_calls = m.graph_calls;
   return r;
@@ -48,6 +51,11 @@ verify::ResolvedCase resolve_case(const PlannedCase& pc, const RunOptions& opt, 
     rc.method.mode = *mode;
   }
   if (opt.gap_us) rc.method.gap_us = *opt.gap_us;
+  if (opt.l2_flush) {
+    const auto flush = measure::parse_l2_flush(*opt.l2_flush);
+    if (!flush) throw InputError("--l2-flush '" + *opt.l2_flush + "': must be memset or clean");
+    rc.method.l2_flush = *flush;
+  }
   rc.criterion = round_criterion(criterion_of(b.measure), round);
   // Seeded by the point, not the backend: every backend of a point gets the same input bytes;
   // parameters that transform the same values (Workload::param_keeps_values) are left out.

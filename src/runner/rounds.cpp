@@ -59,6 +59,7 @@ MeasurementRecord merge_measurements(const std::vector<const MeasurementRecord*>
     m.gap_overruns += r->gap_overruns;
     m.elapsed_s += r->elapsed_s;
     m.l2_flush_bytes = std::max(m.l2_flush_bytes, r->l2_flush_bytes);
+    if (m.l2_flush.empty()) m.l2_flush = r->l2_flush;  // one method for every round of a case
     append_unique(reasons, {r->stop_reason});
     energy = energy && r->energy_j.has_value();
     if (energy) {

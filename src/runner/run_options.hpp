@@ -18,6 +18,7 @@ struct RunOptions {
   std::optional<std::string> mode;   // overrides the suite's mode (--mode)
   std::optional<std::uint64_t> rounds;  // overrides every bench's measure.rounds (--rounds)
   std::optional<double> gap_us;         // overrides every bench's measure.gap_us (--gap-us)
+  std::optional<std::string> l2_flush;  // overrides every bench's measure.l2_flush (--l2-flush)
   std::optional<std::string> filter; // ECMAScript regex over case ids
   bool check_only = false;
   std::uint64_t seed = 20261122;

@@ -43,6 +43,7 @@ RunRecord describe_run(const RunOptions& opt, const suite::Suite& s, const Execu
   run.environment["isolation"] = opt.isolate ? "worker process per case" : "in-process";
   if (opt.rounds) run.environment["rounds"] = std::to_string(*opt.rounds) + " (assay run --rounds, over the suite's)";
   if (opt.gap_us) run.environment["gap_us"] = fmt::format("{:g} (assay run --gap-us, over the suite's)", *opt.gap_us);
+  if (opt.l2_flush) run.environment["l2_flush"] = *opt.l2_flush + " (assay run --l2-flush, over the suite's)";
   if (devices.size() > 1) {
     std::string list;
     for (const auto& d : devices) list += (list.empty() ? "" : ",") + d;

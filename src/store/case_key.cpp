@@ -10,9 +10,13 @@ std::string CaseKey::text_without_gpu() const {
 
 std::string CaseKey::text() const { return text_without_gpu() + " @ " + gpu; }
 
+// A clean L2 flush is another measurement of the case (its DRAM-bound times differ by up to a
+// fifth: docs/measurement-notes.md), so it is another series in the history and comparisons;
+// the default memset flush keeps the plain mode, as every key written before the choice existed.
 CaseKey case_key(const RunRecord& run, const CaseRecord& c) {
-  return {c.workload, c.backend, c.dtype, params_string(c.params), c.measurement ? c.measurement->mode : "",
-          run.device.name};
+  std::string mode = c.measurement ? c.measurement->mode : "";
+  if (c.measurement && c.measurement->l2_flush == "clean") mode += "+clean";
+  return {c.workload, c.backend, c.dtype, params_string(c.params), mode, run.device.name};
 }
 
 }  // namespace assay::store

@@ -12,7 +12,7 @@ namespace assay::store {
 
 struct CaseKey {
   std::string workload, backend, dtype, params;  // params: "k=2048,m=2048,n=2048"
-  std::string mode;  // measurement.mode; "" when the case has no measurement
+  std::string mode;  // measurement.mode ("cold+clean" after a clean L2 flush); "" when the case has no measurement
   std::string gpu;   // run.device.name ("host CPU" for the CPU)
 
   // "gemm/assay/f16/k=2048,m=2048,n=2048 [cold] @ NVIDIA H100 80GB HBM3"

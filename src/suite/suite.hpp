@@ -40,6 +40,9 @@ struct MeasureConfig {
   // in-process backend; 0: whatever the host takes (a backend's own launch cost then sets the
   // GPU's duty cycle, and with it the clock of a power-capped GPU).
   double gap_us = 0;
+  // Cold mode's L2 flush: "memset" (writes twice L2, as nvbench does) or "clean" (reads it, so the
+  // timed call owes no write-backs); measure/method.hpp.
+  std::string l2_flush = "memset";
   // Parts each case of a point is measured in, the point's backends alternating between parts
   // (A B, B A, A B, ...: src/runner/rounds.hpp); 1: each case in one piece.
   std::uint64_t rounds = 1;

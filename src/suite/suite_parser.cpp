@@ -52,7 +52,7 @@ const std::initializer_list<std::string_view> kSuiteKeys = {"name", "description
 const std::initializer_list<std::string_view> kDefaultsKeys = {"measure", "check"};
 const std::initializer_list<std::string_view> kMeasureKeys = {
     "mode", "warmup_calls", "warmup_min_s", "min_samples", "max_samples", "min_time_s", "target_rel_ci",
-    "timeout_s", "throttle_threshold", "throttle_backoff_s", "cooldown_s", "gap_us", "rounds", "graph_calls",
+    "timeout_s", "throttle_threshold", "throttle_backoff_s", "cooldown_s", "gap_us", "l2_flush", "rounds", "graph_calls",
     "adapter_timeout_s", "case_timeout_s"};
 const std::initializer_list<std::string_view> kCheckKeys = {"enabled", "atol", "rtol", "shape", "recheck",
                                                             "sampled_rows"};
@@ -268,6 +268,11 @@ class Parser {
       m.throttle_backoff_s = number_of(*n, field + ".throttle_backoff_s", 0, 10);
     if (const auto* n = t.get("cooldown_s")) m.cooldown_s = number_of(*n, field + ".cooldown_s", 0, 600);
     if (const auto* n = t.get("gap_us")) m.gap_us = number_of(*n, field + ".gap_us", 0, 100000);
+    if (const auto* n = t.get("l2_flush")) {
+      m.l2_flush = string_of(*n, field + ".l2_flush");
+      if (m.l2_flush != "memset" && m.l2_flush != "clean")
+        fail(*n, field + ".l2_flush", "must be memset or clean, not '" + m.l2_flush + "'");
+    }
     if (const auto* n = t.get("rounds")) {
       m.rounds = integer_of(*n, field + ".rounds", 1, 64);
       if (!rounds_balanced(m.rounds)) fail(*n, field + ".rounds", kRoundsRule);

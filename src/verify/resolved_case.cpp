@@ -28,7 +28,8 @@ std::string to_json_text(const ResolvedCase& rc) {
       {"method",
        {{"mode", std::string(measure::mode_name(m.mode))}, {"warmup_calls", m.warmup.calls},
         {"warmup_min_s", m.warmup.min_s}, {"throttle_threshold", m.throttle.threshold},
-        {"throttle_backoff_s", m.throttle.backoff_s}, {"gap_us", m.gap_us}, {"cooldown_s", m.cooldown_s},
+        {"throttle_backoff_s", m.throttle.backoff_s}, {"gap_us", m.gap_us},
+        {"l2_flush", std::string(measure::l2_flush_name(m.l2_flush))}, {"cooldown_s", m.cooldown_s},
         {"graph_calls", m.graph_calls}}},
       {"criterion",
        {{"min_samples", c.min_samples}, {"max_samples", c.max_samples}, {"min_time_s", c.min_time_s},
@@ -80,6 +81,13 @@ ResolvedCase parse_resolved_case(const std::string& text, const std::string& ori
     get(m, "throttle_threshold", rc.method.throttle.threshold);
     get(m, "throttle_backoff_s", rc.method.throttle.backoff_s);
     get(m, "gap_us", rc.method.gap_us);
+    if (m.contains("l2_flush")) {  // absent from an older parent's case: its flush, memset
+      std::string flush;
+      get(m, "l2_flush", flush);
+      const auto f = measure::parse_l2_flush(flush);
+      if (!f) throw InputError(origin + ": method.l2_flush: unknown flush '" + flush + "'");
+      rc.method.l2_flush = *f;
+    }
     get(m, "cooldown_s", rc.method.cooldown_s);
     get(m, "graph_calls", rc.method.graph_calls);
     const json& c = j.at("criterion");

@@ -216,7 +216,7 @@ TEST(ResolvedCase, RoundTripsThroughJson) {
   ResolvedCase rc = small_gemm();
   rc.baseline = "cublas";
   rc.check = {true, false, {0.5, 0.25}, 7};
-  rc.method = {measure::Mode::graph, {9, 0.125}, {0.5, 0.0625}, 150.5, 2, 32};
+  rc.method = {measure::Mode::graph, {9, 0.125}, {0.5, 0.0625}, 150.5, 2, 32, measure::L2Flush::clean};
   rc.criterion = {3, 4000, 0.75, 0.002, 33};
   rc.check_seed = 0xfedcba9876543210ull;
   rc.round = 3;
@@ -229,10 +229,31 @@ TEST(ResolvedCase, RoundTripsThroughJson) {
   EXPECT_EQ(verify::to_json_text(back), text);
   EXPECT_EQ(back.method.mode, measure::Mode::graph);
   EXPECT_EQ(back.method.gap_us, 150.5);
+  EXPECT_EQ(back.method.l2_flush, measure::L2Flush::clean);
   EXPECT_EQ(back.criterion.max_samples, 4000u);
   EXPECT_EQ(back.check_seed, 0xfedcba9876543210ull);
   EXPECT_EQ(back.check_params, rc.check_params);
   EXPECT_FALSE(back.check.recheck);
+}
+
+// A parent older than l2_flush sends no such field: its worker keeps the memset flush. An unknown
+// flush is refused by name.
+TEST(ResolvedCase, TheFlushIsOptionalAndChecked) {
+  ResolvedCase rc = small_gemm();
+  rc.method.l2_flush = measure::L2Flush::memset;
+  std::string text = verify::to_json_text(rc);
+  const std::string field = ",\"l2_flush\":\"memset\"";
+  const auto at = text.find(field);
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_EQ(verify::parse_resolved_case(text.substr(0, at) + text.substr(at + field.size()), "old").method.l2_flush,
+            measure::L2Flush::memset);
+  text.replace(at, field.size(), ",\"l2_flush\":\"dirty\"");
+  try {
+    verify::parse_resolved_case(text, "req");
+    FAIL() << "an unknown flush was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("method.l2_flush"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ResolvedCase, AMalformedRequestNamesTheField) {
@@ -280,11 +301,13 @@ k = 32
   runner::RunOptions opt;
   opt.mode = "hot";
   opt.gap_us = 75;
+  opt.l2_flush = "clean";
   opt.rounds = 4;
   EXPECT_EQ(runner::rounds_of(planned[0], opt), 4u);
   const auto rc = runner::resolve_case(planned[0], opt, runner::CaseRound{1, 4, 30}, "0");
   EXPECT_EQ(rc.method.mode, measure::Mode::hot);
   EXPECT_EQ(rc.method.gap_us, 75);
+  EXPECT_EQ(rc.method.l2_flush, measure::L2Flush::clean);
   EXPECT_EQ(rc.method.warmup.min_s, 0.25);  // each round warms up and cools down afresh
   EXPECT_EQ(rc.method.cooldown_s, 1);
   EXPECT_EQ(rc.criterion.min_samples, 30u);  // the first round's 30 samples, over its share of 10
@@ -309,6 +332,7 @@ k = 32
   const auto suite_rc = runner::resolve_case(planned[0], plain, runner::CaseRound{}, "cpu");
   EXPECT_EQ(suite_rc.method.mode, measure::Mode::cold);
   EXPECT_EQ(suite_rc.method.gap_us, 10);
+  EXPECT_EQ(suite_rc.method.l2_flush, measure::L2Flush::memset);
   EXPECT_EQ(runner::rounds_of(planned[0], plain), 2u);
   plain.check_only = true;
   EXPECT_EQ(runner::rounds_of(planned[0], plain), 1u);

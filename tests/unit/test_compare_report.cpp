@@ -104,6 +104,34 @@ TEST(Comparison, NotesCasesMeasuredWithDifferentSampleGaps) {
   EXPECT_TRUE(compare_runs(same.base, same.cand, with_quiet_history(same.cand)).notes.empty());
 }
 
+// A clean flush makes another series: its cases match only cases measured the same way.
+TEST(Comparison, CasesOfACleanFlushAreAnotherSeries) {
+  Fixture f;
+  for (auto* set : {&f.base, &f.cand})
+    for (auto& doc : set->sessions)
+      for (auto& c : doc.cases) {
+        c.measurement->mode = "cold";
+        if (set == &f.cand && c.backend == "assay") c.measurement->l2_flush = "clean";
+      }
+  const Comparison c = compare_runs(f.base, f.cand, with_quiet_history(f.cand));
+  std::size_t new_assay = 0, gone_assay = 0, other_assay = 0;
+  for (const auto& cc : c.cases) {
+    if (cc.key.find("/assay/") == std::string::npos) continue;
+    if (cc.verdict == Verdict::new_case) {
+      ++new_assay;
+      EXPECT_NE(cc.key.find("[cold+clean]"), std::string::npos) << cc.key;
+    } else if (cc.verdict == Verdict::gone) {
+      ++gone_assay;
+      EXPECT_NE(cc.key.find("[cold]"), std::string::npos) << cc.key;
+    } else {
+      ++other_assay;
+    }
+  }
+  EXPECT_EQ(new_assay, 2u);
+  EXPECT_EQ(gone_assay, 2u);
+  EXPECT_EQ(other_assay, 0u);
+}
+
 TEST(Comparison, DeterministicAcrossCalls) {
   Fixture f;
   const Comparison a = compare_runs(f.base, f.cand, {}), b = compare_runs(f.base, f.cand, {});

@@ -133,6 +133,18 @@ TEST(ResultsJson, EnergyAndBatchFieldsRoundTripAndMayBeAbsent) {
   const ResultsDocument gapped = parse_results_json(to_json_text(d), "r.json");
   EXPECT_EQ(gapped.cases[0].measurement->gap_us, 150.0);
   EXPECT_EQ(gapped.cases[0].measurement->gap_overruns, 4u);
+  // The flush: written only for a clean one; any other value is refused by name.
+  EXPECT_EQ(text.find("\"l2_flush\""), std::string::npos);
+  m.l2_flush = "clean";
+  EXPECT_EQ(parse_results_json(to_json_text(d), "r.json").cases[0].measurement->l2_flush, "clean");
+  m.l2_flush = "sometimes";
+  try {
+    parse_results_json(to_json_text(d), "r.json");
+    ADD_FAILURE() << "an unknown flush was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("l2_flush"), std::string::npos) << e.what();
+  }
+  m.l2_flush.clear();
   // Documents written before these fields existed still read; the fields are then none.
   auto j = nlohmann::json::parse(text);
   for (const char* k : {"energy_j", "energy_window_s", "energy_timed_s"}) j["cases"][0]["measurement"].erase(k);

@@ -64,6 +64,16 @@ std::vector<std::string> markdown_row(const std::string& md, const std::string& 
   return cells;
 }
 
+// The default memset flush goes unsaid; a clean one is named where the mode is.
+TEST(RunReport, TheModeLineNamesACleanFlush) {
+  ResultsDocument doc = doc_with_clocks();
+  EXPECT_NE(report::markdown_summary(doc).find("- mode: cold\n"), std::string::npos);
+  EXPECT_NE(report::terminal_table(doc).find("mode: cold\n"), std::string::npos);
+  doc.cases[0].measurement->l2_flush = "clean";
+  EXPECT_NE(report::markdown_summary(doc).find("- mode: cold (L2 flush: clean)\n"), std::string::npos);
+  EXPECT_NE(report::terminal_table(doc).find("mode: cold (L2 flush: clean)\n"), std::string::npos);
+}
+
 TEST(RunReport, MarkdownShowsTheMedianSmClockOfTheSamples) {
   const std::string md = report::markdown_summary(doc_with_clocks());
   EXPECT_NE(md.find("| % peak | SM MHz | baseline us |"), std::string::npos) << md;

@@ -139,6 +139,17 @@ TEST(SuiteParser, BadMeasureAndCheckSettings) {
   EXPECT_EQ(s.benches[0].measure.cooldown_s, 2.5);
 }
 
+TEST(SuiteParser, TheL2FlushIsMemsetOrClean) {
+  EXPECT_EQ(parse_suite(bench_with("m = 1\nn = 1\nk = 1\n"), "t.toml").benches[0].measure.l2_flush, "memset");
+  EXPECT_EQ(parse_suite(bench_with("m = 1\nn = 1\nk = 1\n[bench.measure]\nl2_flush = \"clean\"\n"), "t.toml")
+                .benches[0]
+                .measure.l2_flush,
+            "clean");
+  EXPECT_NE(error_of(bench_with("m = 1\nn = 1\nk = 1\n[bench.measure]\nl2_flush = \"dirty\"\n"))
+                .find("bench[0].measure.l2_flush: must be memset or clean, not 'dirty'"),
+            std::string::npos);
+}
+
 TEST(SuiteParser, SampleGapIsMicrosecondsWithinItsRange) {
   EXPECT_EQ(parse_suite(bench_with("m = 1\nn = 1\nk = 1\n"), "t.toml").benches[0].measure.gap_us, 0.0);
   EXPECT_NE(error_of(bench_with("m = 1\nn = 1\nk = 1\n[bench.measure]\ngap_us = -1\n"))
