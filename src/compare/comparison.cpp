@@ -316,6 +316,29 @@ Comparison compare_on(const store::RunSet& base, const store::RunSet& cand, cons
         "on a power-capped GPU the idle between samples moves the clock, so part of their difference is the protocol's",
         gap_mismatches, gap_mismatches == 1 ? " was" : "s were", list(base_gaps), list(cand_gaps)));
   }
+  // A case measured after a clean flush on one side only is NEW there and GONE on the other: say why.
+  {
+    std::set<std::string> gone_keys;
+    for (const auto& cc : out.cases)
+      if (cc.verdict == Verdict::gone) gone_keys.insert(cc.key);
+    std::size_t by_flush = 0;
+    for (const auto& cc : out.cases) {
+      if (cc.verdict != Verdict::new_case) continue;
+      // The same case's key under the other flush: "[cold+clean]" <-> "[cold]".
+      std::string other = cc.key;
+      if (const auto at = other.find("+clean]"); at != std::string::npos) {
+        other.erase(at, 6);
+      } else if (const auto at2 = other.find("[cold]"); at2 != std::string::npos) {
+        other.insert(at2 + 5, "+clean");
+      }
+      if (other != cc.key && gone_keys.count(other)) ++by_flush;
+    }
+    if (by_flush > 0)
+      out.notes.push_back(fmt::format(
+          "{} case{} NEW on one side and GONE on the other only because one side flushed L2 clean (mode cold+clean) and "
+          "the other with a memset: different measurements, not compared (docs/compare.md)",
+          by_flush, by_flush == 1 ? " is" : "s are"));
+  }
   if (paired) out.notes.push_back("the two sides are one `assay ab` run: base and candidate alternated round by round, "
                                   "so the verdicts compare the rounds pair by pair");
   const auto single = std::count_if(out.cases.begin(), out.cases.end(), [](const CaseComparison& cc) {

@@ -20,7 +20,7 @@ DeviceContext::DeviceContext(int index) : record_(query_device(index)) {
   // Twice L2, at least 64 MiB: writing it evicts everything the previous sample left there.
   flush_bytes_ = std::max<std::uint64_t>(2 * record_.l2_bytes, 64ull << 20);
   ASSAY_CUDA(cudaMalloc(&flush_, flush_bytes_));
-  ASSAY_CUDA(cudaMemset(flush_, 0, flush_bytes_));  // the read flush reads defined bytes
+  ASSAY_CUDA(cudaMemsetAsync(flush_, 0, flush_bytes_, stream_));  // the read flush reads defined bytes
   ASSAY_CUDA(cudaMalloc(&flush_sink_, sizeof(unsigned)));
   ASSAY_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&release_host_), sizeof(int), cudaHostAllocMapped));
   ASSAY_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&release_dev_), release_host_, 0));

@@ -20,7 +20,7 @@ class DeviceContext {
   std::uint64_t l2_flush_bytes() const { return flush_bytes_; }
   std::uint64_t free_memory() const;
 
-  // Overwrites (memset) or reads (clean) a buffer of twice L2, so the next kernel finds none of
+  // Overwrites (memset) or reads (clean) a buffer of max(2 x L2, 64 MiB), so the next kernel finds none of
   // its data there; clean also leaves no dirty line for it to write back.
   void enqueue_l2_flush();
   void set_l2_flush_clean(bool clean) { flush_clean_ = clean; }

@@ -60,10 +60,15 @@ std::vector<Row> rows_of(const ResultsDocument& doc) {
 // The run's mode, and the L2 flush when a case had the clean one (the default memset goes unsaid,
 // as in every document written before the choice existed).
 std::string mode_text(const ResultsDocument& doc) {
-  const bool clean = std::any_of(doc.cases.begin(), doc.cases.end(), [](const CaseRecord& c) {
-    return c.measurement && c.measurement->l2_flush == "clean";
-  });
-  return doc.run.mode + (clean ? " (L2 flush: clean)" : "");
+  std::size_t cold = 0, clean = 0;
+  for (const CaseRecord& c : doc.cases)
+    if (c.measurement && c.measurement->mode == "cold") {
+      ++cold;
+      clean += c.measurement->l2_flush == "clean" ? 1 : 0;
+    }
+  if (clean == 0) return doc.run.mode;
+  if (clean == cold) return doc.run.mode + " (L2 flush: clean)";
+  return doc.run.mode + fmt::format(" (L2 flush: clean in {} of {} cold cases)", clean, cold);
 }
 
 }  // namespace

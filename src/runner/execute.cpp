@@ -45,7 +45,7 @@ CaseRecord execute_case(const verify::ResolvedCase& rc, Executors& ex) {
     // An adapter times itself and flushes L2 with a write (torch's zero_, JAX's x + 1): it cannot
     // give the clean flush asked for, and its times would not compare with those that had it.
     if (backend.target() == Target::external && rc.method.mode == measure::Mode::cold &&
-        rc.method.l2_flush == measure::L2Flush::clean && !rc.check_only)
+        rc.method.l2_flush == measure::L2Flush::clean && !rc.check_only && rc.profile_calls == 0)
       throw SkipError("l2_flush = \"clean\" is in-process only: the adapter flushes L2 with a write "
                       "(docs/suite-format.md, l2_flush)");
     const auto subject = subject_for(rc, backend, ex);

@@ -130,6 +130,14 @@ TEST(Comparison, CasesOfACleanFlushAreAnotherSeries) {
   EXPECT_EQ(new_assay, 2u);
   EXPECT_EQ(gone_assay, 2u);
   EXPECT_EQ(other_assay, 0u);
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("2 cases are NEW on one side and GONE on the other only because one side flushed L2 clean"),
+            std::string::npos)
+      << c.notes[0];
+  // The other direction (clean on the base side) is counted too.
+  const Comparison back = compare_runs(f.cand, f.base, with_quiet_history(f.base));
+  ASSERT_EQ(back.notes.size(), 1u);
+  EXPECT_NE(back.notes[0].find("2 cases are NEW"), std::string::npos) << back.notes[0];
 }
 
 TEST(Comparison, DeterministicAcrossCalls) {
