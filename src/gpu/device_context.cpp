@@ -17,7 +17,8 @@ constexpr unsigned long long kProbeWindowNs = 4'000;
 DeviceContext::DeviceContext(int index) : record_(query_device(index)) {
   ASSAY_CUDA(cudaSetDevice(index));
   ASSAY_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-  // Twice L2, at least 64 MiB: writing it evicts everything the previous sample left there.
+  // Twice L2, at least 64 MiB: writing it (memset) or reading it (clean) evicts everything the
+  // previous sample left there.
   flush_bytes_ = std::max<std::uint64_t>(2 * record_.l2_bytes, 64ull << 20);
   ASSAY_CUDA(cudaMalloc(&flush_, flush_bytes_));
   ASSAY_CUDA(cudaMemsetAsync(flush_, 0, flush_bytes_, stream_));  // the read flush reads defined bytes
