@@ -57,8 +57,9 @@ std::vector<Row> rows_of(const ResultsDocument& doc) {
   return rows;
 }
 
-// The run's mode, and the L2 flush when a case had the clean one (the default memset goes unsaid,
-// as in every document written before the choice existed).
+}  // namespace
+
+// The default memset flush goes unsaid, as in every document written before the choice existed.
 std::string mode_text(const ResultsDocument& doc) {
   std::size_t cold = 0, clean = 0;
   for (const CaseRecord& c : doc.cases)
@@ -70,8 +71,6 @@ std::string mode_text(const ResultsDocument& doc) {
   if (clean == cold) return doc.run.mode + " (L2 flush: clean)";
   return doc.run.mode + fmt::format(" (L2 flush: clean in {} of {} cold cases)", clean, cold);
 }
-
-}  // namespace
 
 std::string device_line(const RunRecord& run) {
   const auto& d = run.device;

@@ -17,6 +17,10 @@ std::string profile_markdown(const ResultsDocument& doc);
 // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, max SM clock 1980 MHz), driver ..., runtime ...".
 std::string device_line(const RunRecord& run);
 
+// The run's mode as reports show it: "cold", or "cold (L2 flush: clean)" when its cold cases had
+// the clean flush ("... clean in N of M cold cases" when only some had it).
+std::string mode_text(const ResultsDocument& doc);
+
 // The same content as an aligned plain-text table for the terminal.
 std::string terminal_table(const ResultsDocument& doc);
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "report/compare_outputs.hpp"
+#include "report/markdown.hpp"
 #include "stats/summary.hpp"
 #include "store/case_key.hpp"
 
@@ -175,7 +176,7 @@ json report_data(const ReportInputs& in) {
       suites.insert(doc.run.suite_name);
       sessions.push_back({{"suite", doc.run.suite_name}, {"tag", doc.run.tag}, {"started_utc", doc.run.started_utc},
                           {"git_commit", doc.run.git_commit}, {"git_dirty", doc.run.git_dirty},
-                          {"host", doc.run.host}, {"mode", doc.run.mode}, {"assay_version", doc.run.assay_version},
+                          {"host", doc.run.host}, {"mode", mode_text(doc)}, {"assay_version", doc.run.assay_version},
                           {"device", device_json(doc.run.device)}, {"cases", doc.cases.size()}});
       for (const auto& c : doc.cases) cases.push_back(case_json(c, r, s));
     }

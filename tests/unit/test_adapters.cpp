@@ -261,3 +261,25 @@ TEST(Subprocess, StdinIsDeliveredAndTheLimitHolds) {
   EXPECT_TRUE(hang.timed_out);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 3);
 }
+
+// An adapter flushes L2 with a write: under the clean flush its cold case is skipped with the
+// reason, isolated or not; the in-process backend runs.
+TEST(Adapters, ACleanFlushSkipsTheAdaptersColdCases) {
+  for (const char* isolation : {"", " --no-isolate"}) {
+    const fs::path out = fresh_dir("adapter-clean");
+    const auto r = run_assay("run tests/data/adapter_fake.toml --device cpu --l2-flush clean --out " + out.string() + isolation,
+                             "TVM_BENCH_CMD='python3 tests/adapters/fake_adapter.py ok'");
+    const auto files = files_in(out, ".json");
+    ASSERT_EQ(files.size(), 1u) << r.out;
+    const auto doc = parse_results_json(read_text_file(files[0]), files[0].string());
+    for (const auto& c : doc.cases) {
+      if (c.backend == "tvm") {
+        EXPECT_EQ(c.status, CaseStatus::skipped) << isolation << ": " << c.reason;
+        EXPECT_NE(c.reason.find("l2_flush = \"clean\" is in-process only"), std::string::npos) << c.reason;
+      } else {
+        EXPECT_EQ(c.status, CaseStatus::ok) << c.backend << ": " << c.reason;
+      }
+    }
+    fs::remove_all(out);
+  }
+}

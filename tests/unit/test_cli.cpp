@@ -34,6 +34,9 @@ TEST(Cli, HelpAndBadUsage) {
   const auto gap = run("run tests/data/cpu_small.toml --device cpu --gap-us -5");
   EXPECT_EQ(gap.code, 3);
   EXPECT_NE(gap.out.find("--gap-us: Value -5 not in range"), std::string::npos) << gap.out;
+  const auto flush = run("run tests/data/cpu_small.toml --device cpu --l2-flush dirty");
+  EXPECT_EQ(flush.code, 3);
+  EXPECT_NE(flush.out.find("--l2-flush"), std::string::npos) << flush.out;
   const auto tag = run("run tests/data/cpu_small.toml --device cpu --tag 'a/b'");
   EXPECT_EQ(tag.code, 3);
   EXPECT_NE(tag.out.find("--tag 'a/b'"), std::string::npos) << tag.out;
@@ -106,6 +109,20 @@ TEST(Cli, GapFlagIsRecordedInTheRun) {
   const auto doc = parse_results_json(read_text_file(files[0]), files[0].string());
   EXPECT_NE(doc.run.environment.at("gap_us").find("150 (assay run --gap-us"), std::string::npos);
   EXPECT_EQ(doc.cases[0].measurement->gap_us, 0.0);
+  fs::remove_all(out);
+}
+
+// The CPU sampler flushes nothing, so its cases record no flush; the run records what was asked.
+TEST(Cli, L2FlushFlagIsRecordedInTheRun) {
+  const fs::path out = fresh_dir("flush-flag");
+  const auto r = run("run tests/data/cpu_small.toml --device cpu --no-isolate --l2-flush clean --filter 'f32/k=33,m=17' --out " +
+                     out.string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  const auto files = files_in(out, ".json");
+  ASSERT_EQ(files.size(), 1u);
+  const auto doc = parse_results_json(read_text_file(files[0]), files[0].string());
+  EXPECT_NE(doc.run.environment.at("l2_flush").find("clean (assay run --l2-flush"), std::string::npos);
+  EXPECT_EQ(doc.cases[0].measurement->l2_flush, "");
   fs::remove_all(out);
 }
 
