@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include <algorithm>
+#include <optional>
 
 #include "cli_support.hpp"
 #include "core/atomic_file.hpp"
@@ -98,32 +99,35 @@ TEST(Cli, RoundsFlagOverridesTheSuite) {
   fs::remove_all(out);
 }
 
-// The CPU sampler keeps no gap (it has no GPU timeline), but the run records what was asked.
-TEST(Cli, GapFlagIsRecordedInTheRun) {
-  const fs::path out = fresh_dir("gap-flag");
-  const auto r = run("run tests/data/cpu_small.toml --device cpu --no-isolate --gap-us 150 --filter 'f32/k=33,m=17' --out " +
+namespace {
+// One CPU case run in-process with `flag`: its results document (empty when the run wrote none).
+std::optional<ResultsDocument> one_cpu_case_with(const std::string& flag) {
+  const fs::path out = fresh_dir("one-case-flag");
+  const auto r = run("run tests/data/cpu_small.toml --device cpu --no-isolate " + flag + " --filter 'f32/k=33,m=17' --out " +
                      out.string());
   EXPECT_EQ(r.code, 0) << r.out;
   const auto files = files_in(out, ".json");
-  ASSERT_EQ(files.size(), 1u);
-  const auto doc = parse_results_json(read_text_file(files[0]), files[0].string());
-  EXPECT_NE(doc.run.environment.at("gap_us").find("150 (assay run --gap-us"), std::string::npos);
-  EXPECT_EQ(doc.cases[0].measurement->gap_us, 0.0);
+  std::optional<ResultsDocument> doc;
+  if (files.size() == 1) doc = parse_results_json(read_text_file(files[0]), files[0].string());
   fs::remove_all(out);
+  return doc;
+}
+}  // namespace
+
+// The CPU sampler keeps no gap (it has no GPU timeline), but the run records what was asked.
+TEST(Cli, GapFlagIsRecordedInTheRun) {
+  const auto doc = one_cpu_case_with("--gap-us 150");
+  ASSERT_TRUE(doc.has_value());
+  EXPECT_NE(doc->run.environment.at("gap_us").find("150 (assay run --gap-us"), std::string::npos);
+  EXPECT_EQ(doc->cases[0].measurement->gap_us, 0.0);
 }
 
 // The CPU sampler flushes nothing, so its cases record no flush; the run records what was asked.
 TEST(Cli, L2FlushFlagIsRecordedInTheRun) {
-  const fs::path out = fresh_dir("flush-flag");
-  const auto r = run("run tests/data/cpu_small.toml --device cpu --no-isolate --l2-flush clean --filter 'f32/k=33,m=17' --out " +
-                     out.string());
-  EXPECT_EQ(r.code, 0) << r.out;
-  const auto files = files_in(out, ".json");
-  ASSERT_EQ(files.size(), 1u);
-  const auto doc = parse_results_json(read_text_file(files[0]), files[0].string());
-  EXPECT_NE(doc.run.environment.at("l2_flush").find("clean (assay run --l2-flush"), std::string::npos);
-  EXPECT_EQ(doc.cases[0].measurement->l2_flush, "");
-  fs::remove_all(out);
+  const auto doc = one_cpu_case_with("--l2-flush clean");
+  ASSERT_TRUE(doc.has_value());
+  EXPECT_NE(doc->run.environment.at("l2_flush").find("clean (assay run --l2-flush"), std::string::npos);
+  EXPECT_EQ(doc->cases[0].measurement->l2_flush, "");
 }
 
 TEST(Cli, JsonOnStdout) {
