@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <thread>
 
 #include "cli_support.hpp"
@@ -236,4 +237,25 @@ k = 8
   EXPECT_NE(r.out.find("base ok"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("candidate check-failed"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1 FAILED"), std::string::npos) << r.out;
+}
+
+// A build older than `l2_flush` reads a request without the field and times with a memset (and
+// times adapters the other side skips): under --l2-flush clean, ab refuses it. A wrapper that drops
+// the field plays that build; with both sides current the run goes through.
+TEST(AbCli, ACleanFlushRefusesASideThatIgnoresIt) {
+  const fs::path out = assay::test::fresh_dir("ab-clean-old-side"), old_side = out / "old.sh";
+  fs::create_directories(out);
+  std::ofstream(old_side) << "#!/bin/sh\nsed 's/,\"l2_flush\":\"[a-z]*\"//' | exec " << assay::test::assay_bin() << " \"$@\"\n";
+  fs::permissions(old_side, fs::perms::owner_all);
+  const auto ab = [&](const std::string& base, const std::string& dir) {
+    return assay::test::run_assay("ab tests/data/adapter_fake.toml --device cpu --rounds 2 --l2-flush clean --base " + base +
+                                      " --candidate " + assay::test::assay_bin() + " --out " + (out / dir).string(),
+                                  "TVM_BENCH_CMD='python3 tests/adapters/fake_adapter.py ok'");
+  };
+  const auto old = ab(old_side.string(), "a");
+  EXPECT_EQ(old.code, 3) << old.out;
+  EXPECT_NE(old.out.find("its worker ignored l2_flush = \"clean\""), std::string::npos) << old.out;
+  const auto both = ab(assay::test::assay_bin(), "b");
+  EXPECT_EQ(both.code, 0) << both.out;
+  fs::remove_all(out);
 }
