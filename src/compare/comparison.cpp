@@ -316,23 +316,21 @@ Comparison compare_on(const store::RunSet& base, const store::RunSet& cand, cons
         "on a power-capped GPU the idle between samples moves the clock, so part of their difference is the protocol's",
         gap_mismatches, gap_mismatches == 1 ? " was" : "s were", list(base_gaps), list(cand_gaps)));
   }
-  // A case measured after a clean flush on one side only is NEW there and GONE on the other: say why.
+  // A case measured after a clean flush on one side only is NEW there and GONE on the other (its
+  // mode is "cold+clean" on that side, "cold" on the other): say why.
   {
-    std::set<std::string> gone_keys;
+    // 1: a cold case after a clean flush, 0: after a memset, -1: not a cold case.
+    const auto flush = [](const std::string& key) {
+      return key.find(" [cold+clean]") != std::string::npos ? 1 : key.find(" [cold]") != std::string::npos ? 0 : -1;
+    };
+    std::map<std::string, int> gone_flush;  // GONE cold cases: key without its mode -> flush
     for (const auto& cc : out.cases)
-      if (cc.verdict == Verdict::gone) gone_keys.insert(cc.key);
+      if (cc.verdict == Verdict::gone && flush(cc.key) >= 0) gone_flush.emplace(without_mode(cc.key), flush(cc.key));
     std::size_t by_flush = 0;
-    for (const auto& cc : out.cases) {
-      if (cc.verdict != Verdict::new_case) continue;
-      // The same case's key under the other flush: "[cold+clean]" <-> "[cold]".
-      std::string other = cc.key;
-      if (const auto at = other.find("+clean]"); at != std::string::npos) {
-        other.erase(at, 6);
-      } else if (const auto at2 = other.find("[cold]"); at2 != std::string::npos) {
-        other.insert(at2 + 5, "+clean");
-      }
-      if (other != cc.key && gone_keys.count(other)) ++by_flush;
-    }
+    for (const auto& cc : out.cases)
+      if (cc.verdict == Verdict::new_case && flush(cc.key) >= 0)
+        if (const auto it = gone_flush.find(without_mode(cc.key)); it != gone_flush.end() && it->second != flush(cc.key))
+          ++by_flush;
     if (by_flush > 0)
       out.notes.push_back(fmt::format(
           "{} case{} NEW on one side and GONE on the other only because one side flushed L2 clean (mode cold+clean) and "

@@ -52,12 +52,13 @@ void refuse_foreign_worker(const Side& side, const CaseRecord& rec) {
 // A side built before `l2_flush` existed reads a case request without it and flushes with a
 // memset: under `--l2-flush clean` its rounds would be paired with the other side's clean ones, and
 // its adapters timed where the other side skips them. Refused, as a foreign worker is.
-void refuse_unclean_worker(const Side& side, const verify::ResolvedCase& rc, const CaseRecord& rec) {
+void refuse_unclean_worker(const Side& side, const verify::ResolvedCase& rc, const Backend& backend,
+                           const CaseRecord& rec) {
   if (rc.method.mode != measure::Mode::cold || rc.method.l2_flush != measure::L2Flush::clean ||
       rec.status != CaseStatus::ok || !rec.measurement)
     return;
   const MeasurementRecord& m = *rec.measurement;
-  if ((m.mode == "cold" && m.l2_flush != "clean") || m.mode.rfind("adapter", 0) == 0)
+  if (backend.target() == Target::external || (m.mode == "cold" && m.l2_flush != "clean"))
     throw InputError(std::string(side.flag) + " " + side.program->path +
                      ": its worker ignored l2_flush = \"clean\" (a build older than the option): build both sides "
                      "with it, or leave the flush at memset");
@@ -212,7 +213,7 @@ AbOutcome run_ab(const AbOptions& o, const std::function<void(const std::string&
           keep_whole_time_budget(rc, whole);
           CaseRecord rec = run_case_in_worker(rc, case_timeout_s(pc), false, *sides[s].program);
           refuse_foreign_worker(sides[s], rec);
-          refuse_unclean_worker(sides[s], rc, rec);
+          refuse_unclean_worker(sides[s], rc, backend, rec);
           parts[s].push_back(std::move(rec));
         }
         // A side that is not ok ends the case for both: its pairs would be incomplete.
