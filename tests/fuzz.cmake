@@ -19,10 +19,11 @@ endif()
 message(STATUS "assay: fuzzers built with ${ASSAY_CLANGXX}")
 
 set(ASSAY_FUZZ_SECONDS 30 CACHE STRING "seconds each fuzz test runs")
-# assay_fuzzer(<name> SOURCES ...): the target fuzz_<name> built with clang++ (ASan, UBSan and
-# libFuzzer; UBSan findings abort), and the test fuzz.<name>.
+# assay_fuzzer(<name> SOURCES ... [SEEDS dir...]): the target fuzz_<name> built with clang++ (ASan,
+# UBSan and libFuzzer; UBSan findings abort), and the test fuzz.<name>. SEEDS: folders of the tree
+# read as further corpus (the suites and test inputs, rather than copies of them in the corpus).
 function(assay_fuzzer name)
-  cmake_parse_arguments(F "" "" "SOURCES" ${ARGN})
+  cmake_parse_arguments(F "" "" "SOURCES;SEEDS" ${ARGN})
   set(out ${PROJECT_BINARY_DIR}/bin/fuzz_${name})
   set(sources ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_${name}.cpp)
   foreach(s ${F_SOURCES})
@@ -36,11 +37,12 @@ function(assay_fuzzer name)
   add_custom_target(fuzz_${name} ALL DEPENDS ${out})
   add_test(NAME fuzz.${name}
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/run_fuzzer.sh ${out} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/${name}
-                   ${ASSAY_FUZZ_SECONDS} ${PROJECT_BINARY_DIR}/fuzz/${name})
+                   ${ASSAY_FUZZ_SECONDS} ${PROJECT_BINARY_DIR}/fuzz/${name} ${F_SEEDS})
   set_tests_properties(fuzz.${name} PROPERTIES LABELS fuzz TIMEOUT 300)
 endfunction()
 
 assay_fuzzer(suite_parser SOURCES suite/suite_parser.cpp suite/axis_expansion.cpp suite/toml_prescan.cpp
-                                  core/atomic_file.cpp core/dtype.cpp)
+                                  core/atomic_file.cpp core/dtype.cpp
+                          SEEDS ${PROJECT_SOURCE_DIR}/suites ${CMAKE_CURRENT_SOURCE_DIR}/data)
 assay_fuzzer(results_reader SOURCES core/results_json.cpp core/dtype.cpp stats/summary.cpp stats/serial_correlation.cpp
                                     stats/distributions.cpp)
