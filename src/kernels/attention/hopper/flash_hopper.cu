@@ -32,10 +32,11 @@
 //              owners' rings, and after a second one each owner merges its rows (log-sum-exp)
 //              from its own shared memory and stores them
 //
-// Consumer warp groups on one SM (two in a CTA, or one in each of three CTAs at d = 64) overlap
-// each other: one's softmax runs while another's wgmmas occupy the tensor cores. Within a warp
-// group, S, softmax and P·V are serial
-// (docs/kernels/attention.md: FlashAttention-3's intra-warp-group pipelining was slower here).
+// Overlap. Two consumers (d = 128, 256) run FlashAttention-3's schedule: within a warp group
+// the softmax of S_{j+1} under P_j·V_j, and the two warp groups issuing their wgmmas in turns
+// ("ping-pong", named barriers); 6-11% and a further 3-5% at the long shapes (v10,
+// docs/kernels/attention.md). One consumer (d = 64, three CTAs per SM) is serial within the
+// warp group: the schedule does not fit its registers, and the other CTAs fill the gaps.
 #include "kernels/attention/hopper/flash_hopper.hpp"
 
 #include <cuda_bf16.h>
@@ -110,6 +111,10 @@ struct Registers {
   // ptxas checks each instruction against the launch's register count, not the consumer's: an
   // n128 wgmma's 64 accumulators do not fit 80, so S is then issued as two n64 halves.
   static constexpr bool kSHalves = kLaunchRegs < 96;
+  // FlashAttention-3's schedule (the consumer loop) holds S, P and O at once: with two
+  // consumers' 240 registers it fits; at one consumer's 136 or 128 ptxas spills and serialises
+  // the wgmmas (C7512), so the one-consumer instances keep the serial order.
+  static constexpr bool kOverlap = C > 1;
 };
 
 template <bool kBf16>
@@ -398,33 +403,46 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, (Registers<kD, C, kSp
       for (int i = 0; i < 4; ++i) pa[kj][i] = pack2<kBf16>(sacc[8 * kj + 2 * i], sacc[8 * kj + 2 * i + 1]);
   };
 
-  // Each block in order: S, softmax, P·V, each wgmma group waited for. Measured and not kept
-  // (docs/kernels/attention.md): FlashAttention-3's intra-warp-group overlap (S_{j+1} issued
-  // before P·V_j, its softmax under P·V_j; 5-20% slower, and 15-45% with ping-pong), P·V_j and
-  // S_{j+1} as one wgmma group (no change; at one consumer it took 26 more registers and the
-  // second CTA per SM: up to 1.7x slower), and ping-pong ordering of the two consumers' groups on
-  // named barriers (1.2% in geomean at the long shapes, within noise).
   float sacc[kBN / 2];
   std::uint32_t pa[kBN / 16][4];
   float alpha[2];
-  Ring ring;
-  for (int j = kv_first; j < kv_last; ++j) {
-    mbar_wait(full_k + 8 * ring.stage, ring.phase);
-    issue_s(sacc, ring.stage);
-    wgmma_wait<0>();
-    fence_registers(sacc);
-    // S has retired for the whole warp group (a wgmma is one warp-group operation): K's slot
-    // goes back to the producer, which refills it while this block's P·V runs.
-    if (tid == 0) mbar_arrive(empty_k + 8 * ring.stage);
-    softmax(sacc, j, alpha);
-    rescale_rows(oacc, alpha);
-    pack_p(sacc, pa);
-    mbar_wait(full_v + 8 * ring.stage, ring.phase);
-    issue_pv(pa, ring.stage);
-    wgmma_wait<0>();
-    fence_registers(oacc);
-    if (tid == 0) mbar_arrive(empty_v + 8 * ring.stage);
-    ring.advance();
+  if constexpr (R::kOverlap) {
+    // FlashAttention-3's schedule (v10, docs/kernels/attention.md): within a warp group the
+    // softmax of S_{j+1} under P_j·V_j (overlapped_key_blocks); between the two, "ping-pong":
+    // each issues its wgmmas only in its turn (named barrier 1 + consumer, passed to the other
+    // with bar.arrive), so one's GEMMs run under the other's softmax instead of both contending
+    // at once. Consumer 1 passes first so that consumer 0 starts, and skips its last pass, so
+    // each barrier sees as many arrivals as waits.
+    static_assert(C == 2, "ping-pong alternates two consumer warp groups");
+    if (consumer == 1 && kv_first < kv_last) hopper::named_barrier_arrive(1, 128 * C);
+    overlapped_key_blocks<kStages>(
+        kv_first, kv_last, KvBarriers{full_k, full_v, empty_k, empty_v}, tid == 0, sacc, oacc, pa, alpha, issue_s,
+        issue_pv, softmax, pack_p, [&] { hopper::named_barrier(1 + consumer, 128 * C); },
+        [&](bool last) {
+          if (!(last && consumer == 1)) hopper::named_barrier_arrive(2 - consumer, 128 * C);
+        });
+  } else {
+    // One consumer (d = 64, split-KV): each block in order, S, softmax, P·V, each wgmma group
+    // waited for; the other CTAs on the SM fill the tensor cores during the softmax.
+    Ring ring;
+    for (int j = kv_first; j < kv_last; ++j) {
+      mbar_wait(full_k + 8 * ring.stage, ring.phase);
+      issue_s(sacc, ring.stage);
+      wgmma_wait<0>();
+      fence_registers(sacc);
+      // S has retired for the whole warp group (a wgmma is one warp-group operation): K's slot
+      // goes back to the producer, which refills it while this block's P·V runs.
+      if (tid == 0) mbar_arrive(empty_k + 8 * ring.stage);
+      softmax(sacc, j, alpha);
+      rescale_rows(oacc, alpha);
+      pack_p(sacc, pa);
+      mbar_wait(full_v + 8 * ring.stage, ring.phase);
+      issue_pv(pa, ring.stage);
+      wgmma_wait<0>();
+      fence_registers(oacc);
+      if (tid == 0) mbar_arrive(empty_v + 8 * ring.stage);
+      ring.advance();
+    }
   }
 
   if constexpr (kSplit) {

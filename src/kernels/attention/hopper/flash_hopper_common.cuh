@@ -5,6 +5,9 @@
 // row g + 8·(e >> 1) of the warp's 16. The ring, TMA loads and descriptors are the GEMM's
 // (kernels/gemm/hopper/hopper_ptx.cuh).
 #include <cmath>
+#include <cstdint>
+
+#include "kernels/gemm/hopper/hopper_ptx.cuh"
 
 namespace assay::kernels::attention_hopper {
 
@@ -76,6 +79,64 @@ template <int N>
 __device__ __forceinline__ void rescale_rows(float (&acc)[N], const float (&alpha)[2]) {
 #pragma unroll
   for (int i = 0; i < N; ++i) acc[i] *= alpha[(i % 4) >> 1];
+}
+
+// The mbarriers of a K/V ring (shared-memory addresses of stage 0; 8 bytes a stage).
+struct KvBarriers {
+  std::uint32_t full_k, full_v, empty_k, empty_v;
+};
+
+// FlashAttention-3's consumer loop over key blocks [first, last): S_{j+1} and P_j·V_j issued back
+// to back, S_{j+1}'s softmax while P_j·V_j occupies the tensor cores; P_{j+1} packed, and O
+// rescaled, once P_j·V_j has retired (the wgmma reads its A registers until then). The last block
+// is peeled: a branch on it inside the loop made ptxas serialise the wgmmas (C7514). `turn()`
+// before and `pass(last)` after each group of issued wgmmas order the warp groups (ping-pong);
+// no-ops where they do not take turns. The kernel's lambdas: issue_s(sacc, stage),
+// issue_pv(pa, stage), softmax(sacc, j, alpha), pack_p(sacc, pa). `leader`: the thread that
+// releases the ring's slots.
+template <int kStages, class SAcc, class OAcc, class PFrag, class IssueS, class IssuePv, class Softmax, class PackP,
+          class Turn, class Pass>
+__device__ __forceinline__ void overlapped_key_blocks(int first, int last, const KvBarriers& bar, bool leader,
+                                                      SAcc& sacc, OAcc& oacc, PFrag& pa, float (&alpha)[2],
+                                                      IssueS issue_s, IssuePv issue_pv, Softmax softmax, PackP pack_p,
+                                                      Turn turn, Pass pass) {
+  if (first >= last) return;
+  hopper::Ring<kStages> rk, rv;
+  hopper::mbar_wait(bar.full_k + 8 * rk.stage, rk.phase);
+  turn();
+  issue_s(sacc, rk.stage);
+  pass(false);
+  hopper::wgmma_wait<0>();
+  hopper::fence_registers(sacc);
+  if (leader) hopper::mbar_arrive(bar.empty_k + 8 * rk.stage);
+  rk.advance();
+  softmax(sacc, first, alpha);  // O is zero: this alpha needs no rescale
+  pack_p(sacc, pa);
+  for (int j = first; j + 1 < last; ++j) {
+    hopper::mbar_wait(bar.full_k + 8 * rk.stage, rk.phase);
+    turn();
+    issue_s(sacc, rk.stage);
+    hopper::mbar_wait(bar.full_v + 8 * rv.stage, rv.phase);
+    issue_pv(pa, rv.stage);
+    pass(false);
+    hopper::wgmma_wait<1>();
+    hopper::fence_registers(sacc);
+    if (leader) hopper::mbar_arrive(bar.empty_k + 8 * rk.stage);
+    rk.advance();
+    softmax(sacc, j + 1, alpha);
+    hopper::wgmma_wait<0>();
+    hopper::fence_registers(oacc);
+    if (leader) hopper::mbar_arrive(bar.empty_v + 8 * rv.stage);
+    rv.advance();
+    rescale_rows(oacc, alpha);
+    pack_p(sacc, pa);
+  }
+  hopper::mbar_wait(bar.full_v + 8 * rv.stage, rv.phase);
+  turn();
+  issue_pv(pa, rv.stage);
+  pass(true);
+  hopper::wgmma_wait<0>();
+  hopper::fence_registers(oacc);
 }
 
 }  // namespace assay::kernels::attention_hopper

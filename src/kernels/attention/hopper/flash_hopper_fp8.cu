@@ -378,38 +378,8 @@ __global__ void __launch_bounds__(Layout<kD, C, kVtInKernel>::kThreads, 1)
   // S_{j+1} and P_j·V_j issued together; the softmax of S_{j+1} runs while P_j·V_j (and,
   // with two consumers, the other warp group's pair) occupies the tensor cores. P_{j+1} is
   // packed once P_j·V_j has retired: the wgmma reads its A registers until then.
-  Ring rk, rv;
-  mbar_wait(full_k + 8 * rk.stage, rk.phase);
-  issue_s(sacc, rk.stage);
-  wgmma_wait<0>();
-  fence_registers(sacc);
-  if (tid == 0) mbar_arrive(empty_k + 8 * rk.stage);
-  rk.advance();
-  softmax(sacc, 0, alpha);
-  pack_p(sacc, pa);
-  // The last block apart: no S after it. (Branching on it inside the loop made ptxas
-  // serialise the wgmmas, C7514.)
-  for (int j = 0; j + 1 < kv_blocks; ++j) {
-    mbar_wait(full_k + 8 * rk.stage, rk.phase);
-    issue_s(sacc, rk.stage);
-    mbar_wait(full_v + 8 * rv.stage, rv.phase);
-    issue_pv(pa, rv.stage);
-    wgmma_wait<1>();
-    fence_registers(sacc);
-    if (tid == 0) mbar_arrive(empty_k + 8 * rk.stage);
-    rk.advance();
-    softmax(sacc, j + 1, alpha);
-    wgmma_wait<0>();
-    fence_registers(oacc);
-    if (tid == 0) mbar_arrive(empty_v + 8 * rv.stage);
-    rv.advance();
-    rescale_rows(oacc, alpha);
-    pack_p(sacc, pa);
-  }
-  mbar_wait(full_v + 8 * rv.stage, rv.phase);
-  issue_pv(pa, rv.stage);
-  wgmma_wait<0>();
-  fence_registers(oacc);
+  overlapped_key_blocks<kStages>(0, kv_blocks, KvBarriers{full_k, full_v, empty_k, empty_v}, tid == 0, sacc, oacc, pa,
+                                 alpha, issue_s, issue_pv, softmax, pack_p, [] {}, [](bool) {});
 
   __nv_bfloat16* out = o + static_cast<std::size_t>(head) * s * kD;
 #pragma unroll
