@@ -30,9 +30,10 @@
 //                 cannot saturate the cast here. The row sum is of the same scaled values,
 //                 so the 2^8 cancels in O / l.
 //   overlap       S_{j+1} and P_j·V_j are issued together and S_{j+1}'s softmax runs under
-//                 P_j·V_j (FlashAttention-3's intra-warp-group overlap): 7% at (4, 16, 4096,
-//                 128) over the serial order the 16-bit kernel keeps. Its ping-pong (named
-//                 barriers alternating the two consumers' wgmma issue) measured no change.
+//                 P_j·V_j (FlashAttention-3's intra-warp-group overlap, overlapped_key_blocks,
+//                 shared with the 16-bit kernel): 7% at (4, 16, 4096, 128) over the serial
+//                 order. Its ping-pong (named barriers alternating the two consumers' wgmma
+//                 issue) measured no change here; the 16-bit kernel keeps it (3-5%).
 //   descales      q·k descales fold into the softmax scale, v's into the epilogue's 1 / l;
 //                 read in the kernel from the device (per tensor or per (batch, head)).
 //   d = 64        a Q/K row is 64 bytes: 64-byte swizzle (tensor_maps.cpp picks it by box
