@@ -6,6 +6,10 @@
 # (ASSAY_CUDNN_LIBRARY_DIR), tagged $TAG: the suite takes ~200 s a session, so three do not fit
 # one 600 s device command. Call it three times, then on this side put the three documents in
 # one folder and `assay sessions DOCS... --out FOLDER` writes sessions.json/.md (docs/compare.md).
+# The device tool returns at most 8 files from $OUT: at the end the
+# logs are packed into one $OUT/logs.tar and the SASS dump (too large to return) is deleted, so
+# an invocation leaves two files (record.tar and logs.tar), and one device call may hold several,
+# each with its own OUT=$OUT/sN (a folder down still comes back).
 set -u
 OUT=${OUT:-/tmp/out}
 export PATH=/usr/local/cuda/bin:$PATH
@@ -64,3 +68,7 @@ for md in $(find "$OUT/results" -name '*.md' 2>/dev/null | sort); do
   grep -E '^\| (mission|fuzz|long)' "$md" | cut -c1-160 | head -70
 done
 printf '%s\n' "${summary[@]}"
+rm -f "$OUT/assay.sass"
+(cd "$OUT" && find . -maxdepth 1 -type f ! -name record.tar ! -name logs.tar -printf '%f\n' | tar -cf logs.tar -T - --remove-files)
+(cd "$OUT" && [ -d results ] && tar -rf logs.tar results --remove-files) 2>/dev/null
+true
