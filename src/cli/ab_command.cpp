@@ -12,6 +12,7 @@
 #include "cli/gate_flags.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
+#include "core/results.hpp"
 #include "runner/ab.hpp"
 #include "store/run_set.hpp"
 
@@ -54,7 +55,7 @@ Action add_ab_command(CLI::App& app, const std::vector<std::string>& argv) {
   app.add_option("--mode", a->mode, "override the suite's mode")->check(CLI::IsMember({"cold", "hot", "graph", "host"}));
   app.add_option("--gap-us", a->gap_us, "override the suite's gap_us")->check(CLI::Range(0.0, 100000.0));
   app.add_option("--l2-flush", a->l2_flush, "cold mode's L2 flush, memset or clean; overrides the suite's l2_flush")
-      ->check(CLI::IsMember({"memset", "clean"}));
+      ->check(CLI::IsMember({std::string(kL2FlushMemset), std::string(kL2FlushClean)}));
   a->filter_opt = app.add_option("--filter", a->filter, "run only cases whose id matches this regex");
   app.add_option("--seed", a->ab.run.seed, "base seed of the random inputs")->capture_default_str();
   auto f = add_gate_flags(app);

@@ -194,7 +194,7 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
     app.add_option("--l2-flush", flags->l2_flush,
                    "cold mode's L2 flush for in-process backends: memset (the suite's default; as nvbench) or clean (L2 left "
                    "without dirty lines: docs/measurement-notes.md); overrides the suite's l2_flush")
-        ->check(CLI::IsMember({"memset", "clean"}));
+        ->check(CLI::IsMember({std::string(kL2FlushMemset), std::string(kL2FlushClean)}));
     app.add_option("--gap-us", flags->gap_us,
                    "GPU idle kept between timed samples, microseconds, the same for every in-process backend in cold, hot and graph mode; overrides the suite's gap_us")
         ->check(CLI::Range(0.0, 100000.0))

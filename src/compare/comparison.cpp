@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
+#include "core/results.hpp"
 #include "store/case_key.hpp"
 
 namespace assay::compare {
@@ -319,9 +320,10 @@ Comparison compare_on(const store::RunSet& base, const store::RunSet& cand, cons
   // A case measured after a clean flush on one side only is NEW there and GONE on the other (its
   // mode is "cold+clean" on that side, "cold" on the other): say why.
   {
+    const std::string clean = " [cold+" + std::string(kL2FlushClean) + "]";  // store::case_key's mode
     // 1: a cold case after a clean flush, 0: after a memset, -1: not a cold case.
-    const auto flush = [](const std::string& key) {
-      return key.find(" [cold+clean]") != std::string::npos ? 1 : key.find(" [cold]") != std::string::npos ? 0 : -1;
+    const auto flush = [&clean](const std::string& key) {
+      return key.find(clean) != std::string::npos ? 1 : key.find(" [cold]") != std::string::npos ? 0 : -1;
     };
     std::map<std::string, int> gone_flush;  // GONE cold cases: key without its mode -> flush
     for (const auto& cc : out.cases)

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "stats/summary.hpp"
@@ -90,6 +91,11 @@ struct CheckRecord {
   std::string inputs;
 };
 
+// Cold mode's L2 flushes by name: the suite's `l2_flush`, `--l2-flush`, MeasurementRecord::l2_flush
+// (measure::L2Flush is the measuring layer's enum of them; docs/measurement-notes.md).
+inline constexpr std::string_view kL2FlushMemset = "memset";
+inline constexpr std::string_view kL2FlushClean = "clean";
+
 struct MeasurementRecord {
   std::string mode;  // cold | hot | graph | host | cpu
   std::vector<double> samples_ns;
@@ -101,8 +107,9 @@ struct MeasurementRecord {
   std::string stop_reason;             // converged | max-samples | timeout
   double elapsed_s = 0;
   std::uint64_t l2_flush_bytes = 0;
-  // How the flush left L2 (suite `l2_flush`): "clean" (read: no dirty lines); empty for the default,
-  // a memset that leaves the flush's dirty lines for the timed call to write back, and when no flush ran.
+  // How the flush left L2 (suite `l2_flush`): kL2FlushClean (read: no dirty lines); empty for the
+  // default, a memset that leaves the flush's dirty lines for the timed call to write back, and when
+  // no flush ran.
   std::string l2_flush;
   // The board's energy over the sampling phase (after warm-up), from NVML's counter: joules,
   // the window's seconds, and the seconds of it the kept samples timed (their time per call x

@@ -398,7 +398,8 @@ MeasurementRecord read_measurement(const Reader& r) {
   m.l2_flush_bytes = r.get<std::uint64_t>("l2_flush_bytes");
   if (r.has("l2_flush")) {
     m.l2_flush = r.get<std::string>("l2_flush");
-    if (m.l2_flush != "clean") r.fail("l2_flush", "must be \"clean\" when present (a memset flush writes no field)");
+    if (m.l2_flush != kL2FlushClean)
+      r.fail("l2_flush", "must be \"" + std::string(kL2FlushClean) + "\" when present (a memset flush writes no field)");
   }
   m.energy_j = r.optional_number("energy_j");
   if (m.energy_j) {

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include "backends/backend.hpp"
+#include "core/results.hpp"
 #include "gpu/device_context.hpp"
 #include "gpu/nvml.hpp"
 #include "measure/sampler.hpp"
@@ -45,7 +46,7 @@ class ColdSampler final : public GpuSampler {
   std::string mode() const override { return "cold"; }
   Sample sample() override;
   std::uint64_t l2_flush_bytes() const override { return ctx_.l2_flush_bytes(); }
-  std::string l2_flush() const override { return ctx_.l2_flush_clean() ? "clean" : ""; }
+  std::string l2_flush() const override { return ctx_.l2_flush_clean() ? std::string(kL2FlushClean) : ""; }
 };
 
 class HotSampler final : public GpuSampler {

@@ -1,5 +1,7 @@
 #include "measure/method.hpp"
 
+#include "core/results.hpp"
+
 namespace assay::measure {
 
 namespace {
@@ -22,7 +24,7 @@ std::optional<Mode> parse_mode(std::string_view name) {
   return std::nullopt;
 }
 
-std::string_view l2_flush_name(L2Flush flush) { return flush == L2Flush::clean ? "clean" : "memset"; }
+std::string_view l2_flush_name(L2Flush flush) { return flush == L2Flush::clean ? kL2FlushClean : kL2FlushMemset; }
 
 std::optional<L2Flush> parse_l2_flush(std::string_view name) {
   for (L2Flush f : {L2Flush::memset, L2Flush::clean})

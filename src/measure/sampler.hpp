@@ -21,7 +21,7 @@ class Sampler {
   virtual std::uint64_t calls_per_sample() const { return 1; }
   virtual std::uint64_t input_sets() const { return 1; }
   virtual std::uint64_t l2_flush_bytes() const { return 0; }
-  // "clean" when the flush left L2 without dirty lines; empty otherwise (measure/method.hpp).
+  // kL2FlushClean when the flush left L2 without dirty lines; empty otherwise (measure/method.hpp).
   virtual std::string l2_flush() const { return ""; }
   // The clock against which throttled samples are judged; 0: no clock probe.
   virtual double reference_sm_clock_mhz() const { return 0; }

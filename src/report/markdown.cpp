@@ -1,6 +1,7 @@
 #include "report/markdown.hpp"
 
 #include "core/ids.hpp"
+#include "core/results.hpp"
 #include "report/sm_clock.hpp"
 
 #include <fmt/format.h>
@@ -65,7 +66,7 @@ std::string mode_text(const ResultsDocument& doc) {
   for (const CaseRecord& c : doc.cases)
     if (c.measurement && c.measurement->mode == "cold") {
       ++cold;
-      clean += c.measurement->l2_flush == "clean" ? 1 : 0;
+      clean += c.measurement->l2_flush == kL2FlushClean ? 1 : 0;
     }
   if (clean == 0) return doc.run.mode;
   if (clean == cold) return doc.run.mode + " (L2 flush: clean)";

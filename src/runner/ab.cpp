@@ -14,6 +14,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
+#include "core/results.hpp"
 #include "runner/devices.hpp"
 #include "runner/plan.hpp"
 #include "runner/resolve.hpp"
@@ -58,7 +59,7 @@ void refuse_unclean_worker(const Side& side, const verify::ResolvedCase& rc, con
       rec.status != CaseStatus::ok || !rec.measurement)
     return;
   const MeasurementRecord& m = *rec.measurement;
-  if (backend.target() == Target::external || (m.mode == "cold" && m.l2_flush != "clean"))
+  if (backend.target() == Target::external || (m.mode == "cold" && m.l2_flush != kL2FlushClean))
     throw InputError(std::string(side.flag) + " " + side.program->path +
                      ": its worker ignored l2_flush = \"clean\" (a build older than the option): build both sides "
                      "with it, or leave the flush at memset");

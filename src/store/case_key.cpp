@@ -1,6 +1,7 @@
 #include "store/case_key.hpp"
 
 #include "core/ids.hpp"
+#include "core/results.hpp"
 
 namespace assay::store {
 
@@ -15,7 +16,7 @@ std::string CaseKey::text() const { return text_without_gpu() + " @ " + gpu; }
 // the default memset flush keeps the plain mode, as every key written before the choice existed.
 CaseKey case_key(const RunRecord& run, const CaseRecord& c) {
   std::string mode = c.measurement ? c.measurement->mode : "";
-  if (c.measurement && c.measurement->l2_flush == "clean") mode += "+clean";
+  if (c.measurement && c.measurement->l2_flush == kL2FlushClean) mode += "+" + std::string(kL2FlushClean);
   return {c.workload, c.backend, c.dtype, params_string(c.params), mode, run.device.name};
 }
 

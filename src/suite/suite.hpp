@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/results.hpp"
+
 namespace assay::suite {
 
 // Where a value came from, for error messages: "suites/gemm.toml:12:7".
@@ -42,7 +44,7 @@ struct MeasureConfig {
   double gap_us = 0;
   // Cold mode's L2 flush: "memset" (writes twice L2, as nvbench does) or "clean" (reads it, so the
   // timed call owes no write-backs); measure/method.hpp.
-  std::string l2_flush = "memset";
+  std::string l2_flush = std::string(kL2FlushMemset);
   // Parts each case of a point is measured in, the point's backends alternating between parts
   // (A B, B A, A B, ...: src/runner/rounds.hpp); 1: each case in one piece.
   std::uint64_t rounds = 1;

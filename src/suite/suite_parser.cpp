@@ -14,6 +14,7 @@
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/ids.hpp"
+#include "core/results.hpp"
 #include "suite/suite.hpp"
 #include "suite/toml_prescan.hpp"
 
@@ -270,7 +271,7 @@ class Parser {
     if (const auto* n = t.get("gap_us")) m.gap_us = number_of(*n, field + ".gap_us", 0, 100000);
     if (const auto* n = t.get("l2_flush")) {
       m.l2_flush = string_of(*n, field + ".l2_flush");
-      if (m.l2_flush != "memset" && m.l2_flush != "clean")
+      if (m.l2_flush != kL2FlushMemset && m.l2_flush != kL2FlushClean)
         fail(*n, field + ".l2_flush", "must be memset or clean, not '" + m.l2_flush + "'");
     }
     if (const auto* n = t.get("rounds")) {
