@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <initializer_list>
 #include <random>
+#include <string>
 #include <tuple>
 
 #include "backends/backend.hpp"
@@ -124,6 +125,40 @@ TEST(GpuFlashAttention, SingleKeyReturnsV) {
       for (std::size_t i = 0; i < out.numel(); ++i)
         ASSERT_EQ(load_as_double(t, out.data.data(), i), load_as_double(t, inputs[2].data.data(), i)) << i;
     }
+}
+
+// Scores that grow along the keys: key j's row is scaled by 1 + j/64, so a row's block max rises
+// by about 3 (log2 units) a block and passes the kernel's threshold for moving its reference max
+// (8) every few blocks: the rescale path, which U(-1, 1) inputs almost never reach after the
+// first block, runs throughout.
+// The overlapped (two-consumer, FlashAttention-3) and serial loops, and split-KV's merge.
+TEST(GpuFlashAttention, GrowingScoresMoveTheReferenceMax) {
+  ASSAY_REQUIRE_GPU();
+  for (const char* name : {"assay@wgmma_m128", "assay@wgmma_m64", "assay@wgmma_m64_kv2"}) {
+    const Backend& backend = *find_backend(name);
+    const bool two_consumers = std::string(name) == "assay@wgmma_m128";  // the only one at d = 256
+    for (DType t : {DType::f16, DType::bf16})
+      for (int d : {64, 128, 256})
+        for (bool causal : {false, true}) {
+          if (d == 256 && !two_consumers) continue;
+          const AttentionProblem p(1, 2, 1500, d, causal, t);
+          auto inputs = p.make_inputs(17);
+          HostTensor& k = inputs[1];
+          for (std::size_t i = 0; i < k.numel(); ++i) {
+            const std::size_t key = (i / static_cast<std::size_t>(d)) % 1500;
+            const double v = load_as_double(t, k.data.data(), i);
+            store_from_float(t, k.data.data(), i, static_cast<float>(v * (1.0 + static_cast<double>(key) / 64.0)));
+          }
+          auto inst = backend.instantiate(p, inputs);
+          inst->poison_output();
+          inst->call(nullptr);
+          const auto out = inst->read_output();
+          const auto c = verify::check_output(out, p.reference(inputs, 0), gpu_test::attention_tolerance(t));
+          EXPECT_TRUE(c.passed) << name << " " << inst->variant() << " " << dtype_name(t) << " d=" << d
+                                << " causal=" << causal << ": fails=" << c.fails << "/" << c.checked
+                                << " max_abs=" << c.max_abs << " " << c.first_failure;
+        }
+  }
 }
 
 TEST(GpuFlashAttention, FiftyRandomShapesPerDtype) {

@@ -7,12 +7,14 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iostream>
 #include <random>
 #include <tuple>
 
 #include "backends/backend.hpp"
+#include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu_test_support.hpp"
@@ -113,6 +115,30 @@ TEST(GpuFlashFp8, SharpAttentionFollowsTheRightKey) {
           const std::string variant = expect_close(*find_backend(name), p, in, 0.03, bh > 2 ? 2000 : 0);
           EXPECT_EQ(variant.find("_vtpass") != std::string::npos, bh > 2 || d == 256) << variant;
         }
+}
+
+// Scores that grow along the keys: key j's entries are ±2^(-4 + 8j/s) in e4m3 (descale 1), so a
+// row's max keeps passing the kernel's lag for moving its reference max (0.5 in log2 units) and
+// O is rescaled throughout, while between moves P runs up to 2^8.5 against e4m3's 448.
+TEST(GpuFlashFp8, GrowingScoresMoveTheReferenceMax) {
+  ASSAY_REQUIRE_GPU();
+  if (!hopper()) GTEST_SKIP() << "the FP8 kernel runs on compute capability 9.0 only";
+  std::mt19937 rng(11);
+  for (const char* name : {"assay@wgmma_m64", "assay@wgmma_m128"})
+    for (int d : {64, 128, 256})
+      for (int causal : {0, 1}) {
+        const int s = 700;
+        const AttentionProblem p(1, 2, s, d, causal != 0, DType::f8e4m3);
+        auto in = p.make_inputs(13);
+        for (std::size_t i = 0; i < in[1].numel(); ++i) {
+          const int key = static_cast<int>((i / static_cast<std::size_t>(d)) % s);
+          const float mag = std::exp2(-4.0f + 8.0f * static_cast<float>(key) / s);
+          in[1].data[i] = std::byte{float_to_e4m3_bits(rng() % 2 ? mag : -mag)};
+        }
+        const float one = 1.0f;
+        std::memcpy(in[4].data.data(), &one, sizeof one);  // K's descale
+        expect_close(*find_backend(name), p, in, 0.03);
+      }
 }
 
 // Pinned to a configuration the FP8 path does not have: skipped with the reason, not run on

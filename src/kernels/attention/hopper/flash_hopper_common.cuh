@@ -74,9 +74,34 @@ __device__ __forceinline__ void mask_block(float (&sacc)[kBN / 2], int k0, int s
     }
 }
 
-// O's accumulators times each of the thread's two rows' factor.
-template <int N>
+// A row's reference max `ref` (the m of P = 2^((x - m)·sl)) after a block whose max, the
+// reference included, is mx; returns the factor alpha by which its O and row sum are rescaled.
+// kLazy = false: m follows the row's max (FlashAttention-2/3). kLazy = true: FlashAttention-4's
+// conditional rescale: m moves only when mx exceeds it by more than `lag` (log2 units), so the
+// weights reach 2^lag and most blocks leave alpha = 1, which rescale_rows<true> skips.
+template <bool kLazy>
+__device__ __forceinline__ float move_reference_max(float& ref, float mx, float sl, float lag) {
+  if constexpr (kLazy) {
+    // −inf − (−inf) is NaN, which compares false: a row with every key so far masked keeps −inf.
+    if (!((mx - ref) * sl > lag)) return 1.0f;
+    const float alpha = ex2((ref - mx) * sl);
+    ref = mx;
+    return alpha;
+  } else {
+    // A row with every key so far masked keeps max −inf; subtract 0 then, not −inf (NaN).
+    const float alpha = ex2(ref * sl - (mx == -INFINITY ? 0.0f : mx * sl));
+    ref = mx;
+    return alpha;
+  }
+}
+
+// O's accumulators times each of the thread's two rows' factor. kSkipOnes: skipped by a warp
+// whose factors are all 1 (move_reference_max<true> moved no row's max); a warp vote, worth it
+// only where O is large enough (docs/kernels/attention.md, v11).
+template <bool kSkipOnes, int N>
 __device__ __forceinline__ void rescale_rows(float (&acc)[N], const float (&alpha)[2]) {
+  if constexpr (kSkipOnes)
+    if (!__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) return;
 #pragma unroll
   for (int i = 0; i < N; ++i) acc[i] *= alpha[(i % 4) >> 1];
 }
@@ -93,8 +118,8 @@ struct KvBarriers {
 // before and `pass(last)` after each group of issued wgmmas order the warp groups (ping-pong);
 // no-ops where they do not take turns. The kernel's lambdas: issue_s(sacc, stage),
 // issue_pv(pa, stage), softmax(sacc, j, alpha), pack_p(sacc, pa). `leader`: the thread that
-// releases the ring's slots.
-template <int kStages, class SAcc, class OAcc, class PFrag, class IssueS, class IssuePv, class Softmax, class PackP,
+// releases the ring's slots. kLazy: the kernel's softmax uses move_reference_max<kLazy>.
+template <int kStages, bool kLazy, class SAcc, class OAcc, class PFrag, class IssueS, class IssuePv, class Softmax, class PackP,
           class Turn, class Pass>
 __device__ __forceinline__ void overlapped_key_blocks(int first, int last, const KvBarriers& bar, bool leader,
                                                       SAcc& sacc, OAcc& oacc, PFrag& pa, float (&alpha)[2],
@@ -128,7 +153,7 @@ __device__ __forceinline__ void overlapped_key_blocks(int first, int last, const
     hopper::fence_registers(oacc);
     if (leader) hopper::mbar_arrive(bar.empty_v + 8 * rv.stage);
     rv.advance();
-    rescale_rows(oacc, alpha);
+    rescale_rows<kLazy>(oacc, alpha);
     pack_p(sacc, pa);
   }
   hopper::mbar_wait(bar.full_v + 8 * rv.stage, rv.phase);

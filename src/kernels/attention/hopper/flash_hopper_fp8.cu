@@ -24,11 +24,12 @@
 //                 registers hold. Key order is free in P·V (a sum over keys) as long as P and V
 //                 agree, so P packs straight from the accumulators.
 //   P's range     e4m3 carries 3 mantissa bits and subnormals from 2^-9: P in [0, 1] loses its
-//                 small weights. P is computed as 2^(x - max + 8), in [0, 256], inside e4m3's
-//                 448. The row max is the max over every key so far, this block's included
-//                 (the max is taken before the exponent), so no P exceeds 2^8: a stale max
-//                 cannot saturate the cast here. The row sum is of the same scaled values,
-//                 so the 2^8 cancels in O / l.
+//                 small weights. P is computed as 2^(x - m + 8) against a reference max m
+//                 that trails the row's max by at most 0.5 from d = 128 (it moves, and O is
+//                 rescaled, only when a block's max exceeds it by more) and is the row's max at
+//                 d = 64; the max is taken before the exponent, so P is in [0, 2^8.5 = 362],
+//                 inside e4m3's 448: the cast never
+//                 saturates. The row sum is of the same scaled values, so the 2^8 cancels in O / l.
 //   overlap       S_{j+1} and P_j·V_j are issued together and S_{j+1}'s softmax runs under
 //                 P_j·V_j (FlashAttention-3's intra-warp-group overlap, overlapped_key_blocks,
 //                 shared with the 16-bit kernel): 7% at (4, 16, 4096, 128) over the serial
@@ -79,7 +80,14 @@ template <bool kVtInKernel>
 constexpr int kProducerRegs = kVtInKernel ? 56 : 24;
 template <bool kVtInKernel>
 constexpr int kConsumerRegs = kVtInKernel ? 224 : 240;
-constexpr float kPShift = 8.0f;  // P = 2^(x - max + 8) <= 256 < 448, e4m3's largest value
+constexpr float kPShift = 8.0f;  // P = 2^(x - m + 8) <= 2^(8 + lag) < 448, e4m3's largest (header)
+// FlashAttention-4's conditional rescale (move_reference_max) from d = 128: 2-3% fewer cycles at
+// d = 128, 1% at d = 256; at d = 64, whose O is 32 registers a thread, the warp vote costs more
+// than the multiplies it skips (3.5% more at s = 512). The lag that keeps P ≤ 2^8.5 = 362.
+template <int kD>
+constexpr bool kLazyRescale = kD >= 128;
+template <int kD>
+constexpr float kMaxLag = kLazyRescale<kD> ? 0.5f : 0.0f;
 
 using Ring = hopper::Ring<kStages>;
 
@@ -355,9 +363,8 @@ __global__ void __launch_bounds__(Layout<kD, C, kVtInKernel>::kThreads, 1)
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       const float mx = quad_max(row_max_of<kBN>(sacc, r, row_max[r]));
-      const float m_scaled = mx == -INFINITY ? 0.0f : mx * sl;
-      alpha[r] = ex2(row_max[r] * sl - m_scaled);
-      row_max[r] = mx;
+      alpha[r] = move_reference_max<kLazyRescale<kD>>(row_max[r], mx, sl, kMaxLag<kD>);
+      const float m_scaled = row_max[r] == -INFINITY ? 0.0f : row_max[r] * sl;
       row_sum[r] = row_sum[r] * alpha[r] + exp2_row<kBN>(sacc, r, sl, kPShift - m_scaled);
     }
   };
@@ -379,7 +386,7 @@ __global__ void __launch_bounds__(Layout<kD, C, kVtInKernel>::kThreads, 1)
   // S_{j+1} and P_j·V_j issued together; the softmax of S_{j+1} runs while P_j·V_j (and,
   // with two consumers, the other warp group's pair) occupies the tensor cores. P_{j+1} is
   // packed once P_j·V_j has retired: the wgmma reads its A registers until then.
-  overlapped_key_blocks<kStages>(0, kv_blocks, KvBarriers{full_k, full_v, empty_k, empty_v}, tid == 0, sacc, oacc, pa,
+  overlapped_key_blocks<kStages, kLazyRescale<kD>>(0, kv_blocks, KvBarriers{full_k, full_v, empty_k, empty_v}, tid == 0, sacc, oacc, pa,
                                  alpha, issue_s, issue_pv, softmax, pack_p, [] {}, [](bool) {});
 
   __nv_bfloat16* out = o + static_cast<std::size_t>(head) * s * kD;
