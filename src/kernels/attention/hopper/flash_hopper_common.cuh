@@ -162,6 +162,8 @@ __device__ __forceinline__ void overlapped_key_blocks(int first, int last, const
   pass(true);
   hopper::wgmma_wait<0>();
   hopper::fence_registers(oacc);
+  // The last V slot is not given back: the CTA ends here and its producer loads no more. A loop
+  // that goes on to another tile (a persistent grid) must release it and advance rv.
 }
 
 }  // namespace assay::kernels::attention_hopper
