@@ -80,20 +80,14 @@ SideMap collect(const store::RunSet& set, const CompareOptions& o, const std::op
   return sides;
 }
 
-// The key with an empty mode: "w/b/d/p [cold] @ gpu" -> "w/b/d/p [] @ gpu".
-std::string without_mode(const std::string& key) {
-  const auto open = key.find(" [");
-  return key.substr(0, open + 2) + key.substr(key.find(']', open));
-}
-
 // The other side's key for `key`: the same key, or one equal but for the mode where one of
 // the two has none (a case without a measurement, e.g. a failed check, has no mode), so that
 // a candidate whose check failed still meets its base case.
 std::optional<std::string> partner(const std::string& key, const SideMap& other) {
   if (other.count(key)) return key;
-  const std::string bare = without_mode(key);
+  const std::string bare = store::key_text_without_mode(key);
   for (const auto& [k, side] : other)
-    if (without_mode(k) == bare && (k == bare || key == bare)) return k;
+    if (store::key_text_without_mode(k) == bare && (k == bare || key == bare)) return k;
   return std::nullopt;
 }
 
@@ -320,18 +314,19 @@ Comparison compare_on(const store::RunSet& base, const store::RunSet& cand, cons
   // A case measured after a clean flush on one side only is NEW there and GONE on the other (its
   // mode is "cold+clean" on that side, "cold" on the other): say why.
   {
-    const std::string clean = " [cold+" + std::string(kL2FlushClean) + "]";  // store::case_key's mode
+    const std::string cold = "cold", clean = store::key_mode(cold, std::string(kL2FlushClean));
     // 1: a cold case after a clean flush, 0: after a memset, -1: not a cold case.
-    const auto flush = [&clean](const std::string& key) {
-      return key.find(clean) != std::string::npos ? 1 : key.find(" [cold]") != std::string::npos ? 0 : -1;
+    const auto flush = [&](const std::string& key) {
+      const std::string mode = store::mode_in_key_text(key);
+      return mode == clean ? 1 : mode == cold ? 0 : -1;
     };
     std::map<std::string, int> gone_flush;  // GONE cold cases: key without its mode -> flush
     for (const auto& cc : out.cases)
-      if (cc.verdict == Verdict::gone && flush(cc.key) >= 0) gone_flush.emplace(without_mode(cc.key), flush(cc.key));
+      if (cc.verdict == Verdict::gone && flush(cc.key) >= 0) gone_flush.emplace(store::key_text_without_mode(cc.key), flush(cc.key));
     std::size_t by_flush = 0;
     for (const auto& cc : out.cases)
       if (cc.verdict == Verdict::new_case && flush(cc.key) >= 0)
-        if (const auto it = gone_flush.find(without_mode(cc.key)); it != gone_flush.end() && it->second != flush(cc.key))
+        if (const auto it = gone_flush.find(store::key_text_without_mode(cc.key)); it != gone_flush.end() && it->second != flush(cc.key))
           ++by_flush;
     if (by_flush > 0)
       out.notes.push_back(fmt::format(

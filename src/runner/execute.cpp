@@ -18,7 +18,8 @@ std::unique_ptr<verify::Subject> subject_for(const verify::ResolvedCase& rc, con
   switch (backend.target()) {
     case Target::external:
       return std::make_unique<verify::AdapterSubject>(static_cast<const ExternalBackend&>(backend), rc.device,
-                                                      rc.adapter_timeout_s, rc.method, rc.criterion);
+                                                      rc.adapter_timeout_s, rc.method, rc.criterion,
+                                                      !rc.check_only && rc.profile_calls == 0);
     case Target::cuda:
       return std::make_unique<verify::InProcessSubject>(backend, *ex.cuda);
     case Target::cpu:
@@ -42,12 +43,6 @@ CaseRecord execute_case(const verify::ResolvedCase& rc, Executors& ex) {
   }
   try {
     if (backend.target() == Target::cuda && !ex.cuda) throw SkipError(ex.cuda_skip.empty() ? "no CUDA executor" : ex.cuda_skip);
-    // An adapter times itself and flushes L2 with a write (torch's zero_, JAX's x + 1): it cannot
-    // give the clean flush asked for, and its times would not compare with those that had it.
-    if (backend.target() == Target::external && rc.method.mode == measure::Mode::cold &&
-        rc.method.l2_flush == measure::L2Flush::clean && !rc.check_only && rc.profile_calls == 0)
-      throw SkipError("l2_flush = \"clean\" is in-process only: the adapter flushes L2 with a write "
-                      "(docs/suite-format.md, l2_flush)");
     const auto subject = subject_for(rc, backend, ex);
     // The device whose peak rates the case's figures are judged against.
     const DeviceRecord& device = backend.target() == Target::cpu    ? ex.cpu->device()

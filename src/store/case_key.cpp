@@ -15,9 +15,26 @@ std::string CaseKey::text() const { return text_without_gpu() + " @ " + gpu; }
 // fifth: docs/measurement-notes.md), so it is another series in the history and comparisons;
 // the default memset flush keeps the plain mode, as every key written before the choice existed.
 CaseKey case_key(const RunRecord& run, const CaseRecord& c) {
-  std::string mode = c.measurement ? c.measurement->mode : "";
-  if (c.measurement && c.measurement->l2_flush == kL2FlushClean) mode += "+" + std::string(kL2FlushClean);
+  const std::string mode = c.measurement ? key_mode(c.measurement->mode, c.measurement->l2_flush) : "";
   return {c.workload, c.backend, c.dtype, params_string(c.params), mode, run.device.name};
+}
+
+std::string key_mode(const std::string& mode, const std::string& l2_flush) {
+  return l2_flush == kL2FlushClean ? mode + "+" + std::string(kL2FlushClean) : mode;
+}
+
+std::string mode_in_key_text(const std::string& text) {
+  const auto open = text.find(" [");
+  if (open == std::string::npos) return "";
+  const auto close = text.find(']', open);
+  return close == std::string::npos ? "" : text.substr(open + 2, close - open - 2);
+}
+
+std::string key_text_without_mode(const std::string& text) {
+  const auto open = text.find(" [");
+  if (open == std::string::npos) return text;
+  const auto close = text.find(']', open);
+  return close == std::string::npos ? text : text.substr(0, open + 2) + text.substr(close);
 }
 
 }  // namespace assay::store

@@ -23,4 +23,12 @@ struct CaseKey {
 
 CaseKey case_key(const RunRecord& run, const CaseRecord& c);
 
+// A key's mode for a measurement's mode and L2 flush: "cold", or "cold+clean" after a clean flush.
+std::string key_mode(const std::string& mode, const std::string& l2_flush);
+// Of a key's text (text() or text_without_gpu()): its mode ("gemm/… [cold] @ H100" -> "cold"), and
+// the text with the mode empty ("gemm/… [] @ H100"). Workload, backend, dtype and parameters hold
+// no " [", so the first is the mode's.
+std::string mode_in_key_text(const std::string& text);
+std::string key_text_without_mode(const std::string& text);
+
 }  // namespace assay::store

@@ -22,9 +22,17 @@ adapter::MeasureRequest request_of(const measure::Method& m, const measure::Crit
 }  // namespace
 
 AdapterSubject::AdapterSubject(const ExternalBackend& backend, std::string device, double call_timeout_s,
-                               const measure::Method& method, const measure::Criterion& criterion)
+                               const measure::Method& method, const measure::Criterion& criterion, bool timed)
     : backend_(backend), device_(std::move(device)), call_timeout_s_(call_timeout_s),
-      check_request_(request_of(method, criterion)) {}
+      check_request_(request_of(method, criterion)),
+      needs_clean_flush_(timed && method.mode == measure::Mode::cold && method.l2_flush == measure::L2Flush::clean) {}
+
+void AdapterSubject::admit(const Problem& problem) const {
+  (void)problem;
+  if (needs_clean_flush_)
+    throw SkipError("l2_flush = \"clean\" is in-process only: the adapter flushes L2 with a write "
+                    "(docs/suite-format.md, l2_flush)");
+}
 
 std::vector<HostTensor> AdapterSubject::check(const Problem& problem, const std::vector<HostTensor>& inputs,
                                               std::uint64_t seed) {

@@ -11,8 +11,13 @@ namespace assay::verify {
 
 class AdapterSubject final : public Subject {
  public:
+  // `timed`: the case will be measured (not check-only, not profiled), under `method`.
   AdapterSubject(const ExternalBackend& backend, std::string device, double call_timeout_s,
-                 const measure::Method& method, const measure::Criterion& criterion);
+                 const measure::Method& method, const measure::Criterion& criterion, bool timed);
+  // Skips a timed cold case under the clean L2 flush, before its inputs are made: an adapter
+  // flushes with a write (torch's zero_, JAX's x + 1), and its times would not compare with
+  // those that had the clean flush.
+  void admit(const Problem& problem) const override;
   std::vector<HostTensor> check(const Problem& problem, const std::vector<HostTensor>& inputs,
                                 std::uint64_t seed) override;
   Measured measure(const Problem& problem, const std::vector<HostTensor>& inputs, std::uint64_t seed,
@@ -27,6 +32,7 @@ class AdapterSubject final : public Subject {
   std::string device_;
   double call_timeout_s_;
   adapter::MeasureRequest check_request_;  // the case's method and criterion, sent with a check too
+  bool needs_clean_flush_;                 // timed, cold, l2_flush = "clean"
 };
 
 }  // namespace assay::verify

@@ -140,6 +140,20 @@ TEST(Comparison, CasesOfACleanFlushAreAnotherSeries) {
   EXPECT_NE(back.notes[0].find("2 cases are NEW"), std::string::npos) << back.notes[0];
 }
 
+// The key's text is the history's and the comparison's identity; its mode is read back from it
+// (the flush note above), with and without the GPU, and a key without a mode stays as it is.
+TEST(CaseKey, TheModeIsReadBackFromTheText) {
+  const store::CaseKey k{"gemm", "assay", "f16", "k=64,m=64,n=64", store::key_mode("cold", "clean"), "NVIDIA H100"};
+  EXPECT_EQ(k.text(), "gemm/assay/f16/k=64,m=64,n=64 [cold+clean] @ NVIDIA H100");
+  EXPECT_EQ(store::mode_in_key_text(k.text()), "cold+clean");
+  EXPECT_EQ(store::mode_in_key_text(k.text_without_gpu()), "cold+clean");
+  EXPECT_EQ(store::key_text_without_mode(k.text()), "gemm/assay/f16/k=64,m=64,n=64 [] @ NVIDIA H100");
+  EXPECT_EQ(store::key_mode("cold", ""), "cold");
+  EXPECT_EQ(store::key_mode("hot", "clean"), "hot+clean");
+  EXPECT_EQ(store::mode_in_key_text("no mode here"), "");
+  EXPECT_EQ(store::key_text_without_mode("no mode here"), "no mode here");
+}
+
 TEST(Comparison, DeterministicAcrossCalls) {
   Fixture f;
   const Comparison a = compare_runs(f.base, f.cand, {}), b = compare_runs(f.base, f.cand, {});
