@@ -18,7 +18,8 @@ class Subject {
  public:
   virtual ~Subject() = default;
 
-  // Throws when `problem` cannot be held here (memory), before its inputs are made.
+  // Throws when `problem` cannot be run here (memory; a method the subject cannot give, SkipError),
+  // before its inputs are made.
   virtual void admit(const Problem& problem) const { (void)problem; }
 
   // Calls on `inputs`, each into a poisoned output; returns their outputs in order. In-process

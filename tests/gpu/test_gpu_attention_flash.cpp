@@ -127,10 +127,11 @@ TEST(GpuFlashAttention, SingleKeyReturnsV) {
     }
 }
 
-// Scores that grow along the keys: key j's row is scaled by 1 + j/64, so a row's block max rises
-// by about 3 (log2 units) a block and passes the kernel's threshold for moving its reference max
-// (8) every few blocks: the rescale path, which U(-1, 1) inputs almost never reach after the
-// first block, runs throughout.
+// Scores that grow along the keys: key j's row is scaled by 1 + j/64, so a row's max keeps rising
+// (about 1.5 in log2 units a block of 80 keys at d = 256) and passes the d = 256 kernel's lag for
+// moving its reference max (8) every few blocks, while between moves the weights reach 2^8: the
+// moving path, which U(-1, 1) inputs almost never reach after the first block, runs throughout,
+// with warps where some rows move and others skip. At d = 64 and 128 the max moves every block.
 // The overlapped (two-consumer, FlashAttention-3) and serial loops, and split-KV's merge.
 TEST(GpuFlashAttention, GrowingScoresMoveTheReferenceMax) {
   ASSAY_REQUIRE_GPU();

@@ -119,7 +119,9 @@ TEST(GpuFlashFp8, SharpAttentionFollowsTheRightKey) {
 
 // Scores that grow along the keys: key j's entries are ±2^(-4 + 8j/s) in e4m3 (descale 1), so a
 // row's max keeps passing the kernel's lag for moving its reference max (0.5 in log2 units) and
-// O is rescaled throughout, while between moves P runs up to 2^8.5 against e4m3's 448.
+// O is rescaled throughout, while between moves P runs up to 2^8.5 against e4m3's 448. (Here
+// almost every warp has a row that moves; the skip of an all-unmoved warp is what U(-1, 1) inputs
+// take, in MatchesTheDequantisedReference.)
 TEST(GpuFlashFp8, GrowingScoresMoveTheReferenceMax) {
   ASSAY_REQUIRE_GPU();
   if (!hopper()) GTEST_SKIP() << "the FP8 kernel runs on compute capability 9.0 only";

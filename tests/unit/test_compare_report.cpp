@@ -152,6 +152,13 @@ TEST(CaseKey, TheModeIsReadBackFromTheText) {
   EXPECT_EQ(store::key_mode("hot", "clean"), "hot+clean");
   EXPECT_EQ(store::mode_in_key_text("no mode here"), "");
   EXPECT_EQ(store::key_text_without_mode("no mode here"), "no mode here");
+  // A case without a measurement has an empty mode; an adapter's mode is its own; brackets in the
+  // GPU's name come after the mode's.
+  EXPECT_EQ(store::mode_in_key_text("attention/assay/f16/s=64 [] @ H100"), "");
+  EXPECT_EQ(store::mode_in_key_text("gemm/torch/f16/k=64 [adapter:cold] @ H100"), "adapter:cold");
+  EXPECT_EQ(store::mode_in_key_text("gemm/assay/f16/k=64 [hot] @ GPU [MIG 1g.10gb]"), "hot");
+  EXPECT_EQ(store::key_text_without_mode("gemm/assay/f16/k=64 [hot] @ GPU [MIG 1g.10gb]"),
+            "gemm/assay/f16/k=64 [] @ GPU [MIG 1g.10gb]");
 }
 
 TEST(Comparison, DeterministicAcrossCalls) {

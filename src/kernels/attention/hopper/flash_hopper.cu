@@ -254,6 +254,7 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, (Registers<kD, C, kSp
   using T = std::conditional_t<kBf16, __nv_bfloat16, __half>;
   constexpr int kBN = L::kBN;
   constexpr bool kLazyRescale = kD >= 256;  // FlashAttention-4's conditional rescale (softmax below)
+  constexpr float kMaxLag = 8.0f;            // its lag (log2 units): weights ≤ 2^8 in f16/bf16
   static_assert(!kSplit || L::kRingHoldsPartials, "split-KV's partials exceed the ring");
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem =
@@ -391,7 +392,7 @@ __global__ void __launch_bounds__(Layout<kD, C>::kThreads, (Registers<kD, C, kSp
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       const float mx = quad_max(row_max_of<kBN>(sacc, r, row_max[r]));
-      alpha[r] = move_reference_max<kLazyRescale>(row_max[r], mx, scale_log2, 8.0f);
+      alpha[r] = move_reference_max<kLazyRescale>(row_max[r], mx, scale_log2, kMaxLag);
       // A row whose max is −inf subtracts 0, not −inf (NaN).
       const float m_scaled = row_max[r] == -INFINITY ? 0.0f : row_max[r] * scale_log2;
       row_sum[r] = row_sum[r] * alpha[r] + exp2_row<kBN>(sacc, r, scale_log2, -m_scaled);

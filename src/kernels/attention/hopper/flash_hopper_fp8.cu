@@ -28,8 +28,7 @@
 //                 that trails the row's max by at most 0.5 from d = 128 (it moves, and O is
 //                 rescaled, only when a block's max exceeds it by more) and is the row's max at
 //                 d = 64; the max is taken before the exponent, so P is in [0, 2^8.5 = 362],
-//                 inside e4m3's 448: the cast never
-//                 saturates. The row sum is of the same scaled values, so the 2^8 cancels in O / l.
+//                 inside e4m3's 448: the cast never saturates. The row sum is of the same scaled values, so the 2^8 cancels in O / l.
 //   overlap       S_{j+1} and P_j·V_j are issued together and S_{j+1}'s softmax runs under
 //                 P_j·V_j (FlashAttention-3's intra-warp-group overlap, overlapped_key_blocks,
 //                 shared with the 16-bit kernel): 7% at (4, 16, 4096, 128) over the serial
@@ -82,7 +81,7 @@ template <bool kVtInKernel>
 constexpr int kConsumerRegs = kVtInKernel ? 224 : 240;
 constexpr float kPShift = 8.0f;  // P = 2^(x - m + 8) <= 2^(8 + lag) < 448, e4m3's largest (header)
 // FlashAttention-4's conditional rescale (move_reference_max) from d = 128: 2-3% fewer cycles at
-// d = 128, 1% at d = 256; at d = 64, whose O is 32 registers a thread, the warp vote costs more
+// d = 128, about 1% at d = 256 (AMBIGUOUS); at d = 64, whose O is 32 registers a thread, the warp vote costs more
 // than the multiplies it skips (3.5% more at s = 512). The lag that keeps P ≤ 2^8.5 = 362.
 template <int kD>
 constexpr bool kLazyRescale = kD >= 128;
