@@ -118,9 +118,9 @@ struct Step {
   GeneratedKernel kernel;  // fused
   CUfunction fn = nullptr;
   std::vector<int> args;   // fused: the inputs' layout indices
-  // fused: an L2 prefetch of the next step's operand (layout index; rows of 128-byte lines)
+  // fused: an L2 prefetch of the next step's operand (layout index; which lines of it)
   int prefetch = -1;
-  std::int64_t pf_rows = 0, pf_row_lines = 0, pf_row_stride = 0;
+  PrefetchSlab pf;
   // gemm / lt
   Operand a, b;
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
@@ -322,12 +322,10 @@ struct GpuExecutor::Impl {
         if (slab.rows == 0 || l.shape.numel() * es <= best_bytes) continue;
         best_bytes = l.shape.numel() * es;
         s.prefetch = id;
-        s.pf_rows = slab.rows;
-        s.pf_row_lines = slab.row_lines;
-        s.pf_row_stride = slab.row_stride_bytes;
+        s.pf = slab;
       }
       if (s.prefetch >= 0)
-        s.what += ", prefetches " + std::to_string(s.pf_rows * s.pf_row_lines * 128 >> 10) + " KiB of the next step's operand into L2";
+        s.what += ", prefetches " + std::to_string(s.pf.bytes() >> 10) + " KiB of the next step's operand into L2";
     }
   }
 
@@ -760,12 +758,12 @@ struct GpuExecutor::Impl {
           for (int a : s.args) ptrs.push_back(addr(p, base, a));
           ptrs.push_back(addr(p, base, s.dst));
           ptrs.push_back(s.prefetch >= 0 ? addr(p, base, s.prefetch) : nullptr);
-          unsigned long long pf[3] = {static_cast<unsigned long long>(s.pf_rows), static_cast<unsigned long long>(s.pf_row_lines),
-                                      static_cast<unsigned long long>(s.pf_row_stride)};
+          unsigned long long pf[3] = {static_cast<unsigned long long>(s.pf.rows), static_cast<unsigned long long>(s.pf.row_lines),
+                                      static_cast<unsigned long long>(s.pf.row_stride_bytes)};
           std::vector<void*> params;
           for (void*& x : ptrs) params.push_back(&x);
           for (unsigned long long& x : pf) params.push_back(&x);
-          if (s.kernel.work > 0) stats.l2_prefetch_bytes += s.pf_rows * s.pf_row_lines * 128;
+          if (s.kernel.work > 0) stats.l2_prefetch_bytes += s.pf.bytes();
           gpu::launch_generated(s.fn, s.kernel, params.data(), sm_count, dependent_launches, st);
           ++stats.generated_launches;
           break;
