@@ -1,5 +1,6 @@
 #include "runner/runner.hpp"
 
+#include <fmt/format.h>
 #include <string.h>
 
 #include <atomic>
@@ -103,8 +104,8 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
                    planned.size(), out.doc.run);
   std::mutex lock;  // progress lines and the results file, when devices run in parallel
   const auto label = [&](std::size_t i, const std::string& device) {
-    return "[" + std::to_string(i + 1) + "/" + std::to_string(planned.size()) + "] " + planned[i].id +
-           (devices.size() > 1 ? " (GPU " + device + ")" : "");
+    return fmt::format("[{}/{}] {}{}", i + 1, planned.size(), planned[i].id,
+                       devices.size() > 1 ? " (GPU " + device + ")" : "");
   };
   // A CUDA case on a run without CUDA: skipped, and one line for the whole run says why.
   const auto no_cuda = [&](std::size_t i) { return find_backend(planned[i].backend)->target() == Target::cuda && !ex.cuda_ok; };
