@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build g++ libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev libgtest-dev libsqlite3-dev)
+packages=(cmake ninja-build g++ libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev libgtest-dev libsqlite3-dev liblzma-dev)
 # assay report: npm fetches its charting library at build time (web/package-lock.json), and its
 # test drives a headless Chromium. A node/npm or a browser already on PATH (NodeSource's node,
 # GitHub's google-chrome) is used as is: Debian's npm package would conflict with the former.

@@ -4,10 +4,10 @@
 #include <filesystem>
 #include <map>
 
-#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "runner/run_metadata.hpp"
 #include "runner/runner.hpp"
+#include "store/document_file.hpp"
 
 namespace assay::runner {
 
@@ -19,18 +19,19 @@ std::vector<std::pair<std::string, ResultsDocument>> load_documents(const std::v
     std::vector<fs::path> files;
     if (fs::is_directory(in)) {
       for (const auto& e : fs::directory_iterator(in))
-        if (e.is_regular_file() && e.path().extension() == ".json" && e.path().filename() != "sessions.json")
+        if (e.is_regular_file() && store::has_document_name(e.path()) && e.path().filename() != "sessions.json" &&
+            e.path().filename() != "sessions.json.xz")
           files.push_back(e.path());
       std::sort(files.begin(), files.end());
-      if (files.empty()) throw InputError(in + ": no results file (*.json) in this folder");
+      if (files.empty()) throw InputError(in + ": no results file (*.json, *.json.xz) in this folder");
     } else if (!fs::exists(in)) {
       throw InputError(in + ": no such file or folder");
     } else if (!fs::is_regular_file(in)) {
-      throw InputError(in + ": not a results file (a regular *.json file) or a folder of them");
+      throw InputError(in + ": not a results file (a regular *.json or *.json.xz file) or a folder of them");
     } else {
       files.push_back(in);
     }
-    for (const auto& f : files) docs.emplace_back(f.string(), parse_results_json(read_text_file(f), f.string()));
+    for (const auto& f : files) docs.emplace_back(f.string(), parse_results_json(store::read_document_text(f), f.string()));
   }
   return docs;
 }

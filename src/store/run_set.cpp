@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "store/document_file.hpp"
 #include "store/history_db.hpp"
 
 namespace assay::store {
@@ -19,15 +19,16 @@ bool is_sessions_summary(const std::string& text) {
   return j.is_object() && j.value("schema", "") == kSessionsSchemaName;
 }
 
-// The results documents directly in `dir`, in name order (the summary of --repeat skipped).
+// The results documents directly in `dir` (*.json, *.json.xz), in name order (the summary of
+// --repeat skipped).
 std::vector<ResultsDocument> documents_in(const fs::path& dir) {
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+    if (e.is_regular_file() && has_document_name(e.path())) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   std::vector<ResultsDocument> docs;
   for (const auto& f : files) {
-    const std::string text = read_text_file(f);
+    const std::string text = read_document_text(f);
     if (is_sessions_summary(text)) continue;
     docs.push_back(parse_results_json(text, f.string()));
   }
@@ -45,7 +46,7 @@ RunSet from_folder(const std::string& argument) {
       if (e.is_directory() && !documents_in(e.path()).empty()) groups.push_back(e.path());
     std::sort(groups.begin(), groups.end());
     if (groups.empty())
-      throw InputError(argument + ": no results documents (*.json) in this folder or in a session folder inside it");
+      throw InputError(argument + ": no results documents (*.json, *.json.xz) in this folder or in a session folder inside it");
     if (groups.size() > 1) {
       std::string names;
       for (const auto& g : groups) names += (names.empty() ? "" : ", ") + g.filename().string();
@@ -86,8 +87,9 @@ RunSet from_history(const std::string& argument, const std::string& history_path
 RunSet load_run_set(const std::string& argument, const std::string& history_path) {
   if (fs::is_directory(argument)) return from_folder(argument);
   if (fs::exists(argument) && !fs::is_regular_file(argument))
-    throw InputError(argument + ": not a results file (a regular *.json file) or a folder of them");
-  if (fs::exists(argument)) return {argument, "file " + argument, {parse_results_json(read_text_file(argument), argument)}};
+    throw InputError(argument + ": not a results file (a regular *.json or *.json.xz file) or a folder of them");
+  if (fs::exists(argument))
+    return {argument, "file " + argument, {parse_results_json(read_document_text(argument), argument)}};
   return from_history(argument, history_path);
 }
 

@@ -1,6 +1,7 @@
 // One side of a comparison: the results documents (sessions) that a command-line argument
-// names. The argument is a results file, a folder of them (for instance the session folder of
-// `assay run --repeat N`), or a tag or commit looked up in the history database.
+// names. The argument is a results file (JSON, or xz-compressed JSON as the records under
+// bench/results), a folder of them (for instance the session folder of `assay run --repeat N`),
+// or a tag or commit looked up in the history database.
 #pragma once
 
 #include <string>

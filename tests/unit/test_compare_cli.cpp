@@ -189,7 +189,7 @@ TEST(CompareCli, RunRepeatHistoryAndCompareByTag) {
   fs::create_directories(d / "empty" / "nothing");
   const Outcome empty = run_assay_in(d, {"compare", "base", "empty", "--history", db});
   EXPECT_EQ(empty.code, 3) << empty.out;
-  EXPECT_NE(empty.out.find("empty: no results documents (*.json) in this folder or in a session folder inside it"),
+  EXPECT_NE(empty.out.find("empty: no results documents (*.json, *.json.xz) in this folder or in a session folder inside it"),
             std::string::npos) << empty.out;
 
   const Outcome trend = run_assay_in(d, {"history", "--bench", "gemm-cpu", "--since", "1d", "--history", db});

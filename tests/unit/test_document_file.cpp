@@ -1,0 +1,108 @@
+// Results documents read from xz-compressed files, as the records under bench/results are
+// committed: the reader, and the commands' loaders (a file, a folder) on such files.
+#include <gtest/gtest.h>
+#include <lzma.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "compare_test_docs.hpp"
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "runner/merge.hpp"
+#include "store/document_file.hpp"
+#include "store/run_set.hpp"
+
+namespace assay {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string xz(const std::string& text) {
+  std::string out(lzma_stream_buffer_bound(text.size()), '\0');
+  std::size_t pos = 0;
+  const lzma_ret r = lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, nullptr, reinterpret_cast<const std::uint8_t*>(text.data()),
+                                             text.size(), reinterpret_cast<std::uint8_t*>(out.data()), &pos, out.size());
+  EXPECT_EQ(r, LZMA_OK);
+  out.resize(pos);
+  return out;
+}
+
+std::string error_of(const fs::path& p) {
+  try {
+    store::read_document_text(p);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+ResultsDocument a_doc() {
+  return test::doc_on(test::kH100, {test::ok_case("b", "assay", 1024, {100, 101, 102, 103, 104})}, "t1");
+}
+
+TEST(DocumentFile, PlainAndCompressedReadTheSame) {
+  const fs::path d = test::fresh_test_dir("docfile-same");
+  const std::string text = to_json_text(a_doc());
+  write_file_atomically(d / "a.json", text);
+  write_file_atomically(d / "a.json.xz", xz(text));
+  EXPECT_EQ(store::read_document_text(d / "a.json"), text);
+  EXPECT_EQ(store::read_document_text(d / "a.json.xz"), text);
+  // By its bytes, not its name: a compressed file named *.json is read as well.
+  write_file_atomically(d / "b.json", xz(text));
+  EXPECT_EQ(store::read_document_text(d / "b.json"), text);
+  // Two streams in one file (`xz` may write them) are one document.
+  const std::string half = text.substr(0, text.size() / 2);
+  write_file_atomically(d / "c.json.xz", xz(half) + xz(text.substr(half.size())));
+  EXPECT_EQ(store::read_document_text(d / "c.json.xz"), text);
+  fs::remove_all(d);
+}
+
+TEST(DocumentFile, BadCompressedFilesNameTheFileAndTheFault) {
+  const fs::path d = test::fresh_test_dir("docfile-bad");
+  const std::string packed = xz(to_json_text(a_doc()));
+  write_file_atomically(d / "cut.json.xz", packed.substr(0, packed.size() / 2));
+  std::string corrupt = packed;
+  corrupt[corrupt.size() / 2] = static_cast<char>(corrupt[corrupt.size() / 2] ^ 0x55);
+  write_file_atomically(d / "corrupt.json.xz", corrupt);
+  write_file_atomically(d / "magic.json.xz", packed.substr(0, 6));
+
+  const std::string cut = error_of(d / "cut.json.xz");
+  EXPECT_NE(cut.find((d / "cut.json.xz").string()), std::string::npos) << cut;
+  EXPECT_NE(cut.find("truncated"), std::string::npos) << cut;
+  const std::string bad = error_of(d / "corrupt.json.xz");
+  EXPECT_NE(bad.find("corrupt.json.xz: xz: "), std::string::npos) << bad;
+  EXPECT_NE(error_of(d / "magic.json.xz").find("xz: "), std::string::npos);
+  EXPECT_NE(error_of(d / "missing.json.xz").find("cannot open"), std::string::npos);
+  fs::remove_all(d);
+}
+
+TEST(DocumentFile, TheLoadersTakeCompressedFilesAndFolders) {
+  const fs::path d = test::fresh_test_dir("docfile-load");
+  const std::string text = to_json_text(a_doc());
+  fs::create_directories(d / "record");
+  write_file_atomically(d / "record" / "s1.json.xz", xz(text));
+  write_file_atomically(d / "record" / "s2.json", text);
+  write_file_atomically(d / "record" / "notes.txt", "not a document");
+
+  const store::RunSet file = store::load_run_set((d / "record" / "s1.json.xz").string(), (d / "none.db").string());
+  ASSERT_EQ(file.sessions.size(), 1u);
+  EXPECT_EQ(to_json_text(file.sessions.front()), text);
+  const store::RunSet folder = store::load_run_set((d / "record").string(), (d / "none.db").string());
+  EXPECT_EQ(folder.sessions.size(), 2u) << folder.origin;
+  EXPECT_EQ(runner::load_documents({(d / "record").string()}).size(), 2u);
+  fs::remove_all(d);
+}
+
+TEST(DocumentFile, DocumentNames) {
+  EXPECT_TRUE(store::has_document_name("x/a.json"));
+  EXPECT_TRUE(store::has_document_name("x/a.json.xz"));
+  EXPECT_FALSE(store::has_document_name("x/a.xz"));
+  EXPECT_FALSE(store::has_document_name("x/a.json.gz"));
+  EXPECT_FALSE(store::has_document_name("x/.json"));
+  EXPECT_FALSE(store::has_document_name("x/notes.txt"));
+}
+
+}  // namespace
+}  // namespace assay
