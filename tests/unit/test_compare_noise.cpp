@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -18,6 +17,7 @@
 #include "stats/session_noise.hpp"
 #include "core/atomic_file.hpp"
 #include "store/case_key.hpp"
+#include "store/document_file.hpp"
 #include "store/history_db.hpp"
 
 using namespace assay;
@@ -327,7 +327,7 @@ TEST(SessionNoise, SequentialRoundsDecideWhatFixedRoundsLeaveAmbiguous) {
 }
 
 // The same on recorded samples: ten A/A sessions of suites/gate.toml on an H100, 16 f16 cases
-// (tests/data/h100_gate_sessions.csv: each session's median and 16 of its samples). Pairs 1+2,
+// (tests/data/h100_gate_sessions.csv.xz: each session's median and 16 of its samples). Pairs 1+2,
 // ..., 9+10 are compared one session a side, with the spread learned from the other 8 sessions.
 namespace {
 struct RecordedCase {
@@ -338,7 +338,7 @@ struct RecordedCase {
 };
 
 std::map<std::string, RecordedCase> read_recorded(const std::string& path) {
-  std::ifstream in(path);
+  std::istringstream in(store::read_document_text(path));  // xz-compressed: the tree's size budget
   std::map<std::string, RecordedCase> cases;
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] == '#' || line.rfind("case,", 0) == 0) continue;
@@ -360,7 +360,7 @@ std::map<std::string, RecordedCase> read_recorded(const std::string& path) {
 }  // namespace
 
 TEST(SessionNoise, RecordedH100AaSessions) {
-  const auto cases = read_recorded(std::string(ASSAY_SOURCE_DIR) + "/tests/data/h100_gate_sessions.csv");
+  const auto cases = read_recorded(std::string(ASSAY_SOURCE_DIR) + "/tests/data/h100_gate_sessions.csv.xz");
   ASSERT_EQ(cases.size(), 16u);
   Tally within, history;
   const GateRules trusting{{Verdict::slower}, std::nullopt, true};
