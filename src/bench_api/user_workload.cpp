@@ -14,10 +14,7 @@ namespace {
 
 std::string shape_text(const std::vector<std::int64_t>& s) {
   std::string t = "[";
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (i) t += ',';
-    t += std::to_string(s[i]);  // appended: GCC 12 reports a false -Wrestrict on `"," + std::string&&`
-  }
+  for (std::size_t i = 0; i < s.size(); ++i) t += (i ? "," : "") + std::to_string(s[i]);
   return t + "]";
 }
 

@@ -11,14 +11,6 @@ namespace assay::graph {
 
 namespace {
 
-// A generated local's name: the letter and the index ("t3", "x0"). Built by appending: GCC 12
-// reports a false -Wrestrict on `"t" + std::to_string(i)` where it inlines that operator+.
-std::string numbered(char letter, std::size_t i) {
-  std::string name(1, letter);
-  name += std::to_string(i);
-  return name;
-}
-
 // Helpers every generated kernel carries: 16-bit conversions (round to nearest even, as core's),
 // per-dtype rounding, and block reductions. Written with PTX and bit operations so that NVRTC
 // needs no header.
@@ -172,7 +164,7 @@ GeneratedKernel generate_kernel(const Graph& g, const FusionGroup& grp, const st
   }
   GeneratedKernel k;
   std::string key_text = grp.signature;
-  for (const Layout& l : inputs) key_text.append("|").append(l.str());
+  for (const Layout& l : inputs) key_text += "|" + l.str();
   k.key = fnv1a64(key_text);
   char name[40];
   std::snprintf(name, sizeof name, "fused_%016llx", static_cast<unsigned long long>(k.key));
@@ -181,9 +173,9 @@ GeneratedKernel generate_kernel(const Graph& g, const FusionGroup& grp, const st
 
   const auto local = [&](NodeId id) -> std::string {
     for (std::size_t i = 0; i < chain; ++i)
-      if (grp.nodes[i] == id) return numbered('t', i);
+      if (grp.nodes[i] == id) return "t" + std::to_string(i);
     for (std::size_t i = 0; i < grp.inputs.size(); ++i)
-      if (grp.inputs[i] == id) return numbered('x', i);
+      if (grp.inputs[i] == id) return "x" + std::to_string(i);
     throw InternalError("codegen: an operand is neither in the group nor one of its inputs");
   };
   // Each input's offset at flat index f of F, and its load.
@@ -267,8 +259,8 @@ GeneratedKernel generate_kernel(const Graph& g, const FusionGroup& grp, const st
       std::string v = local(n.inputs[static_cast<std::size_t>(j)]);
       a.push_back(v[0] == 'x' ? v + "(f)" : v);
     }
-    src += "    const float " + numbered('t', i) + " = " + rounder(n.dtype) + "(" + op_expr(n, a) + ");\n";
-    result = numbered('t', i);
+    src += "    const float t" + std::to_string(i) + " = " + rounder(n.dtype) + "(" + op_expr(n, a) + ");\n";
+    result = "t" + std::to_string(i);
   }
   if (chain == 0) result = local(last.inputs[0]) + "(f)";
   src += "    return " + result + ";\n  };\n";
