@@ -15,7 +15,7 @@ namespace {
 
 // Results documents are megabytes; the cap keeps a hostile file from filling memory.
 constexpr std::size_t kMaxDecompressedBytes = std::size_t{1} << 30;
-constexpr std::uint64_t kDecoderMemoryLimit = std::uint64_t{1} << 30;  // xz -9's window needs 65 MiB
+constexpr std::uint64_t kDecoderMemoryLimit = std::uint64_t{256} << 20;  // xz -9's window needs 65 MiB
 constexpr std::array<unsigned char, 6> kXzMagic = {0xFD, '7', 'z', 'X', 'Z', 0x00};
 
 bool starts_with_xz_magic(const std::string& bytes) {
@@ -28,7 +28,7 @@ const char* lzma_reason(lzma_ret r) {
     case LZMA_OPTIONS_ERROR: return "compressed with options this liblzma does not support";
     case LZMA_DATA_ERROR: return "corrupt compressed data";
     case LZMA_BUF_ERROR: return "truncated: the xz stream ends early";
-    case LZMA_MEMLIMIT_ERROR: return "needs more than 1 GiB of memory to decompress";
+    case LZMA_MEMLIMIT_ERROR: return "needs more than 256 MiB of memory to decompress";
     case LZMA_MEM_ERROR: return "out of memory";
     default: return "liblzma error";
   }
@@ -37,6 +37,9 @@ const char* lzma_reason(lzma_ret r) {
 // lzma_end on every way out.
 struct Decoder {
   lzma_stream stream = LZMA_STREAM_INIT;
+  Decoder() = default;
+  Decoder(const Decoder&) = delete;
+  Decoder& operator=(const Decoder&) = delete;
   ~Decoder() { lzma_end(&stream); }
 };
 
@@ -53,9 +56,10 @@ std::string decompress_xz(const std::string& packed, const std::filesystem::path
     d.stream.next_out = buffer.data();
     d.stream.avail_out = buffer.size();
     const lzma_ret r = lzma_code(&d.stream, LZMA_FINISH);  // all the input is here
-    out.append(reinterpret_cast<const char*>(buffer.data()), buffer.size() - d.stream.avail_out);
-    if (out.size() > kMaxDecompressedBytes)
+    const std::size_t produced = buffer.size() - d.stream.avail_out;
+    if (out.size() + produced > kMaxDecompressedBytes)  // before the string grows past the cap
       throw InputError(path.string() + ": xz: decompresses to more than 1 GiB, more than any results document");
+    out.append(reinterpret_cast<const char*>(buffer.data()), produced);
     if (r == LZMA_STREAM_END) return out;
     if (r != LZMA_OK) throw InputError(path.string() + ": xz: " + lzma_reason(r));
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "core/error.hpp"
 #include "store/document_file.hpp"
@@ -27,10 +28,18 @@ std::vector<ResultsDocument> documents_in(const fs::path& dir) {
     if (e.is_regular_file() && has_document_name(e.path())) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   std::vector<ResultsDocument> docs;
+  // One session in two files (X.json beside the X.json.xz that `xz -dk` keeps, or a copy) would
+  // count twice in the comparison's noise model. Identical documents, not equal start times:
+  // sessions of `run --repeat` can start within one second.
+  std::map<std::string, std::string> seen;  // document text -> the first file with it
   for (const auto& f : files) {
-    const std::string text = read_document_text(f);
+    std::string text = read_document_text(f);
     if (is_sessions_summary(text)) continue;
     docs.push_back(parse_results_json(text, f.string()));
+    const auto [it, fresh] = seen.emplace(std::move(text), f.string());
+    if (!fresh)
+      throw InputError(f.string() + " and " + it->second + " are the same session (identical documents); keep one of them in " +
+                       dir.string());
   }
   return docs;
 }

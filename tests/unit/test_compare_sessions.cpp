@@ -89,7 +89,9 @@ TEST(Repeat, SummaryCarriesEachSessionsMedianSmClock) {
 TEST(RunSet, FolderIsOneSideWithEverySession) {
   const fs::path d = assay::test::fresh_test_dir("folder");
   write_file_atomically(d / "s1.json", to_json_text(session(100)));
-  write_file_atomically(d / "s2.json", to_json_text(session(101)));
+  ResultsDocument second = session(101);
+  second.run.started_utc = "2026-11-20T10:05:00Z";  // another session (one session twice is refused)
+  write_file_atomically(d / "s2.json", to_json_text(second));
   write_file_atomically(d / "sessions.json",
                         report::sessions_json(report::summarize_sessions("g", {session(100)}, {"s1.json"})));
   write_file_atomically(d / "s1.md", "not json, not read");

@@ -38,8 +38,10 @@ std::string error_of(const fs::path& p) {
   return "";
 }
 
-ResultsDocument a_doc() {
-  return test::doc_on(test::kH100, {test::ok_case("b", "assay", 1024, {100, 101, 102, 103, 104})}, "t1");
+ResultsDocument a_doc(const std::string& started = "2026-11-27T12:00:00Z") {
+  ResultsDocument d = test::doc_on(test::kH100, {test::ok_case("b", "assay", 1024, {100, 101, 102, 103, 104})}, "t1");
+  d.run.started_utc = started;
+  return d;
 }
 
 TEST(DocumentFile, PlainAndCompressedReadTheSame) {
@@ -73,17 +75,21 @@ TEST(DocumentFile, BadCompressedFilesNameTheFileAndTheFault) {
   EXPECT_NE(cut.find("truncated"), std::string::npos) << cut;
   const std::string bad = error_of(d / "corrupt.json.xz");
   EXPECT_NE(bad.find("corrupt.json.xz: xz: "), std::string::npos) << bad;
-  EXPECT_NE(error_of(d / "magic.json.xz").find("xz: "), std::string::npos);
+  EXPECT_NE(error_of(d / "magic.json.xz").find("xz: truncated"), std::string::npos);
   EXPECT_NE(error_of(d / "missing.json.xz").find("cannot open"), std::string::npos);
   fs::remove_all(d);
 }
 
+// A record's folder as committed: two sessions, one compressed, one not, and the summary of
+// sessions compressed (skipped by both loaders); a note that is no document is passed over.
 TEST(DocumentFile, TheLoadersTakeCompressedFilesAndFolders) {
   const fs::path d = test::fresh_test_dir("docfile-load");
   const std::string text = to_json_text(a_doc());
   fs::create_directories(d / "record");
   write_file_atomically(d / "record" / "s1.json.xz", xz(text));
-  write_file_atomically(d / "record" / "s2.json", text);
+  write_file_atomically(d / "record" / "s2.json", to_json_text(a_doc("2026-11-27T12:05:00Z")));
+  write_file_atomically(d / "record" / "sessions.json.xz",
+                        xz(std::string("{\"schema\": \"") + store::kSessionsSchemaName + "\", \"cases\": []}"));
   write_file_atomically(d / "record" / "notes.txt", "not a document");
 
   const store::RunSet file = store::load_run_set((d / "record" / "s1.json.xz").string(), (d / "none.db").string());
@@ -92,6 +98,24 @@ TEST(DocumentFile, TheLoadersTakeCompressedFilesAndFolders) {
   const store::RunSet folder = store::load_run_set((d / "record").string(), (d / "none.db").string());
   EXPECT_EQ(folder.sessions.size(), 2u) << folder.origin;
   EXPECT_EQ(runner::load_documents({(d / "record").string()}).size(), 2u);
+  fs::remove_all(d);
+}
+
+// `xz -dk` keeps the compressed file beside the one it writes: the same session twice, which
+// would count twice in the comparison, is refused with both names.
+TEST(DocumentFile, OneSessionInTwoFilesIsRefused) {
+  const fs::path d = test::fresh_test_dir("docfile-twice");
+  const std::string text = to_json_text(a_doc());
+  write_file_atomically(d / "s1.json", text);
+  write_file_atomically(d / "s1.json.xz", xz(text));
+  try {
+    store::load_run_set(d.string(), (d / "none.db").string());
+    ADD_FAILURE() << "the same session twice was taken";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("s1.json.xz and "), std::string::npos) << what;
+    EXPECT_NE(what.find("are the same session"), std::string::npos) << what;
+  }
   fs::remove_all(d);
 }
 
