@@ -32,13 +32,15 @@ Action add_sessions_command(CLI::App& app) {
       throw InputError("sessions: " + std::to_string(loaded.size()) +
                        " results document given; a summary of sessions takes two or more");
     const auto& [first_origin, first] = loaded.front();
-    std::map<std::string, std::string> seen;  // host and start time -> the first document with them
+    std::map<std::string, std::string> seen;  // document -> the first input with it
     for (const auto& [origin, doc] : loaded) {
       // The same session named twice (a file and its folder, or a copy) would count twice.
-      const auto [it, fresh] = seen.emplace(doc.run.host + " " + doc.run.started_utc, origin);
+      // Identical documents, not equal start times: those have one-second resolution, and
+      // sessions of `run --repeat` can start within one second.
+      const auto [it, fresh] = seen.emplace(to_json_text(doc), origin);
       if (!fresh)
-        throw InputError("sessions: " + origin + " and " + it->second + " are the same session (host '" + doc.run.host +
-                         "', started " + doc.run.started_utc + ")");
+        throw InputError("sessions: " + origin + " and " + it->second + " are the same session (identical documents; host '" +
+                         doc.run.host + "', started " + doc.run.started_utc + ")");
       if (!doc.run.shard.empty())
         throw InputError(origin + ": a shard (" + doc.run.shard + ") is part of a session, not one; merge the shards first (assay merge)");
       if (!doc.run.ab_pair.empty())

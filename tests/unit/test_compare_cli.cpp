@@ -264,6 +264,10 @@ TEST(CompareCli, SessionsSummariseSeparateRuns) {
   shard.run.shard = "1/2";
   write_file_atomically(d / "shard.json", to_json_text(shard));
   fs::copy_file(d / "b.json", d / "copy-of-b.json");
+  // Another session that started in b's second (as `run --repeat` sessions can) is not b.
+  write_file_atomically(d / "same-second.json", to_json_text(session("2026-11-20T11:00:00Z", 110000)));
+  const Outcome same_second = run_assay_in(d, {"sessions", "b.json", "same-second.json", "--out", "g0"});
+  EXPECT_EQ(same_second.code, 0) << same_second.out;
   const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
       {{"sessions", "a.json", "--out", "g1"}, "two or more"},
       {{"sessions", "a.json", "other.json", "--out", "g2"}, "different suites"},
