@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "report/session_summary.hpp"
 #include "runner/merge.hpp"
+#include "store/document_file.hpp"
 
 namespace assay::cli {
 
@@ -32,12 +33,10 @@ Action add_sessions_command(CLI::App& app) {
       throw InputError("sessions: " + std::to_string(loaded.size()) +
                        " results document given; a summary of sessions takes two or more");
     const auto& [first_origin, first] = loaded.front();
-    std::map<std::string, std::string> seen;  // document -> the first input with it
+    std::map<std::string, std::string> seen;  // store::session_identity -> the first input with it
     for (const auto& [origin, doc] : loaded) {
       // The same session named twice (a file and its folder, or a copy) would count twice.
-      // Identical documents, not equal start times: those have one-second resolution, and
-      // sessions of `run --repeat` can start within one second.
-      const auto [it, fresh] = seen.emplace(to_json_text(doc), origin);
+      const auto [it, fresh] = seen.emplace(store::session_identity(doc), origin);
       if (!fresh)
         throw InputError("sessions: " + origin + " and " + it->second + " are the same session (identical documents; host '" +
                          doc.run.host + "', started " + doc.run.started_utc + ")");

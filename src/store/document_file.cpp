@@ -72,6 +72,8 @@ std::string read_document_text(const std::filesystem::path& path) {
   return starts_with_xz_magic(bytes) ? decompress_xz(bytes, path) : bytes;
 }
 
+std::string session_identity(const ResultsDocument& doc) { return to_json_text(doc); }
+
 bool has_document_name(const std::filesystem::path& path) {
   const std::string name = path.filename().string();
   const auto ends_with = [&name](const std::string& tail) {

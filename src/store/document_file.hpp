@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <string>
 
+#include "core/results.hpp"
+
 namespace assay::store {
 
 // The whole file as text; a file that starts with xz's magic bytes (whatever its name) is
@@ -15,5 +17,10 @@ std::string read_document_text(const std::filesystem::path& path);
 
 // Whether a file in a folder of results documents is one by its name: `*.json` or `*.json.xz`.
 bool has_document_name(const std::filesystem::path& path);
+
+// What makes two documents the same session (a file and its copy, or X.json beside the X.json.xz
+// that `xz -dk` keeps): the whole document, not its host and start time, whose one-second
+// resolution two sessions of `run --repeat` can share. Equal keys: the same session.
+std::string session_identity(const ResultsDocument& doc);
 
 }  // namespace assay::store

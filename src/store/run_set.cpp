@@ -28,15 +28,13 @@ std::vector<ResultsDocument> documents_in(const fs::path& dir) {
     if (e.is_regular_file() && has_document_name(e.path())) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   std::vector<ResultsDocument> docs;
-  // One session in two files (X.json beside the X.json.xz that `xz -dk` keeps, or a copy) would
-  // count twice in the comparison's noise model. Identical documents, not equal start times:
-  // sessions of `run --repeat` can start within one second.
-  std::map<std::string, std::string> seen;  // document text -> the first file with it
+  // One session in two files would count twice in the comparison's noise model.
+  std::map<std::string, std::string> seen;  // session_identity -> the first file with it
   for (const auto& f : files) {
-    std::string text = read_document_text(f);
+    const std::string text = read_document_text(f);
     if (is_sessions_summary(text)) continue;
     docs.push_back(parse_results_json(text, f.string()));
-    const auto [it, fresh] = seen.emplace(std::move(text), f.string());
+    const auto [it, fresh] = seen.emplace(session_identity(docs.back()), f.string());
     if (!fresh)
       throw InputError(f.string() + " and " + it->second + " are the same session (identical documents); keep one of them in " +
                        dir.string());
