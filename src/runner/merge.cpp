@@ -8,6 +8,7 @@
 #include "runner/run_metadata.hpp"
 #include "runner/runner.hpp"
 #include "store/document_file.hpp"
+#include "store/run_set.hpp"
 
 namespace assay::runner {
 
@@ -16,14 +17,12 @@ namespace fs = std::filesystem;
 std::vector<std::pair<std::string, ResultsDocument>> load_documents(const std::vector<std::string>& inputs) {
   std::vector<std::pair<std::string, ResultsDocument>> docs;
   for (const auto& in : inputs) {
+    const bool folder = fs::is_directory(in);
     std::vector<fs::path> files;
-    if (fs::is_directory(in)) {
+    if (folder) {
       for (const auto& e : fs::directory_iterator(in))
-        if (e.is_regular_file() && store::has_document_name(e.path()) && e.path().filename() != "sessions.json" &&
-            e.path().filename() != "sessions.json.xz")
-          files.push_back(e.path());
+        if (e.is_regular_file() && store::has_document_name(e.path())) files.push_back(e.path());
       std::sort(files.begin(), files.end());
-      if (files.empty()) throw InputError(in + ": no results file (*.json, *.json.xz) in this folder");
     } else if (!fs::exists(in)) {
       throw InputError(in + ": no such file or folder");
     } else if (!fs::is_regular_file(in)) {
@@ -31,7 +30,20 @@ std::vector<std::pair<std::string, ResultsDocument>> load_documents(const std::v
     } else {
       files.push_back(in);
     }
-    for (const auto& f : files) docs.emplace_back(f.string(), parse_results_json(store::read_document_text(f), f.string()));
+    std::size_t found = 0;
+    for (const auto& f : files) {
+      const std::string text = store::read_document_text(f);
+      // The summary that `run --repeat` and `sessions` write beside the sessions, known by its
+      // schema as compare's folders know it: skipped in a folder, refused when named.
+      if (store::is_sessions_summary(text)) {
+        if (folder) continue;
+        throw InputError(f.string() + ": a sessions summary (schema " + store::kSessionsSchemaName +
+                         "), not a results document; give the session documents it summarises");
+      }
+      docs.emplace_back(f.string(), parse_results_json(text, f.string()));
+      ++found;
+    }
+    if (found == 0) throw InputError(in + ": no results file (*.json, *.json.xz) in this folder");
   }
   return docs;
 }

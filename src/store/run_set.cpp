@@ -13,12 +13,15 @@
 namespace assay::store {
 namespace fs = std::filesystem;
 
-namespace {
-
-bool is_sessions_summary(const std::string& text) {
-  const auto j = nlohmann::json::parse(text, nullptr, false);
-  return j.is_object() && j.value("schema", "") == kSessionsSchemaName;
+bool is_sessions_summary(const std::string& document_text) {
+  // A schema of another type is no summary: the results parser then names the field (hostile input).
+  const auto j = nlohmann::json::parse(document_text, nullptr, false);
+  if (!j.is_object()) return false;
+  const auto schema = j.find("schema");
+  return schema != j.end() && schema->is_string() && schema->get<std::string>() == kSessionsSchemaName;
 }
+
+namespace {
 
 // The results documents directly in `dir` (*.json, *.json.xz), in name order (the summary of
 // --repeat skipped).

@@ -15,6 +15,9 @@ namespace assay::store {
 // skip files of this schema.
 inline constexpr const char* kSessionsSchemaName = "assay.sessions";
 
+// Whether a document's text is such a summary (by its schema, whatever the file's name).
+bool is_sessions_summary(const std::string& document_text);
+
 struct RunSet {
   std::string label;   // the argument as given
   std::string origin;  // where the documents came from, for humans

@@ -101,6 +101,40 @@ TEST(DocumentFile, TheLoadersTakeCompressedFilesAndFolders) {
   fs::remove_all(d);
 }
 
+// The summary of sessions is known by its schema, not its name, by both loaders: renamed, it is
+// still skipped in a folder; named on the command line, merge and sessions refuse it with one line
+// (it is no session), and a folder holding only summaries has no results file.
+TEST(DocumentFile, ASessionsSummaryIsKnownByItsSchema) {
+  const fs::path d = test::fresh_test_dir("docfile-summary");
+  const std::string summary = std::string("{\"schema\": \"") + store::kSessionsSchemaName + "\", \"cases\": []}";
+  fs::create_directories(d / "record");
+  write_file_atomically(d / "record" / "s1.json", to_json_text(a_doc()));
+  write_file_atomically(d / "record" / "summary-of-x3.json.xz", xz(summary));
+  EXPECT_EQ(runner::load_documents({(d / "record").string()}).size(), 1u);
+  EXPECT_EQ(store::load_run_set((d / "record").string(), (d / "none.db").string()).sessions.size(), 1u);
+  try {
+    runner::load_documents({(d / "record" / "summary-of-x3.json.xz").string()});
+    ADD_FAILURE() << "a sessions summary was taken as a session";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("summary-of-x3.json.xz: a sessions summary"), std::string::npos) << what;
+  }
+  // A schema of another type is no summary, and the document's error names the file (no internal error).
+  fs::create_directories(d / "odd");
+  write_file_atomically(d / "odd" / "s.json", "{\"schema\": 3, \"cases\": []}");
+  EXPECT_THROW(runner::load_documents({(d / "odd").string()}), InputError);
+  EXPECT_THROW(store::load_run_set((d / "odd").string(), (d / "none.db").string()), InputError);
+  fs::create_directories(d / "only");
+  write_file_atomically(d / "only" / "sessions.json", summary);
+  try {
+    runner::load_documents({(d / "only").string()});
+    ADD_FAILURE() << "a folder of summaries gave documents";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no results file"), std::string::npos) << e.what();
+  }
+  fs::remove_all(d);
+}
+
 // `xz -dk` keeps the compressed file beside the one it writes: the same session twice, which
 // would count twice in the comparison, is refused with both names.
 TEST(DocumentFile, OneSessionInTwoFilesIsRefused) {
