@@ -28,6 +28,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/adapters/ DESTINATION ${CMAKE_INSTALL_DA
         PATTERN "__pycache__" EXCLUDE)
 
 set(ASSAY_PACKAGE_WITH_CUDA ${ASSAY_WITH_CUDA})
+# Packages whose imported targets the exported ones link (SQLite3, LibLZMA where linked shared).
+get_property(ASSAY_PACKAGE_DEPENDENCIES GLOBAL PROPERTY ASSAY_PACKAGE_DEPENDENCIES)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/assayConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/package/assayConfig.cmake
                               INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/assay)
