@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "report/session_summary.hpp"
 #include "runner/merge.hpp"
+#include "runner/runner.hpp"
 #include "store/document_file.hpp"
 
 namespace assay::cli {
@@ -63,6 +64,9 @@ Action add_sessions_command(CLI::App& app) {
     for (std::size_t i : order) {
       paths.push_back(loaded[i].first);
       docs.push_back(std::move(loaded[i].second));
+      // The ratios against the baseline from each document's own samples, as its run derives them:
+      // documents written before the ratio at one clock existed get it too.
+      runner::attach_baseline_ratios(docs.back().cases);
     }
     const fs::path dir = fs::path(*out_dir).lexically_normal();
     const fs::path named = fs::absolute(dir).lexically_normal();  // "--out ." names the folder it is

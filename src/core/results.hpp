@@ -245,6 +245,10 @@ struct CaseRecord {
   std::string baseline;                      // baseline backend of the bench
   std::optional<double> speedup_vs_baseline;  // baseline median / this median (>1: faster)
   std::optional<double> baseline_median_ns;
+  // The same ratio of the median cycles (each sample's time x its SM clock): the speedup at one
+  // clock, where the power cap moved it between the two cases. Only where both have a clock per
+  // sample; it means little for a memory-bound kernel, whose time does not follow the SM clock.
+  std::optional<double> cycles_speedup_vs_baseline;
   std::optional<AdapterRecord> adapter;  // external backends only
   std::optional<TelemetryRecord> telemetry;
   std::string stderr_tail;  // of a worker that crashed or timed out

@@ -202,6 +202,7 @@ json case_json(const CaseRecord& c) {
   j["derived"] = c.derived ? derived_json(*c.derived) : json(nullptr);
   j["speedup_vs_baseline"] = c.speedup_vs_baseline ? json(*c.speedup_vs_baseline) : json(nullptr);
   j["baseline_median_ns"] = c.baseline_median_ns ? json(*c.baseline_median_ns) : json(nullptr);
+  if (c.cycles_speedup_vs_baseline) j["cycles_speedup_vs_baseline"] = *c.cycles_speedup_vs_baseline;
   if (c.adapter) j["adapter"] = adapter_json(*c.adapter);
   if (c.telemetry) j["telemetry"] = telemetry_json(*c.telemetry);
   if (!c.stderr_tail.empty()) j["stderr_tail"] = c.stderr_tail;
@@ -567,6 +568,7 @@ CaseRecord read_case(const Reader& r) {
   if (r.optional_object("derived")) c.derived = read_derived(r.child("derived"));
   if (r.optional_object("speedup_vs_baseline")) c.speedup_vs_baseline = r.get<double>("speedup_vs_baseline");
   if (r.optional_object("baseline_median_ns")) c.baseline_median_ns = r.get<double>("baseline_median_ns");
+  if (r.has("cycles_speedup_vs_baseline")) c.cycles_speedup_vs_baseline = r.get<double>("cycles_speedup_vs_baseline");
   if (r.has("adapter") && r.optional_object("adapter")) c.adapter = read_adapter(r.child("adapter"));
   if (r.has("telemetry") && r.optional_object("telemetry")) c.telemetry = read_telemetry(r.child("telemetry"));
   if (r.has("stderr_tail")) c.stderr_tail = r.get<std::string>("stderr_tail");

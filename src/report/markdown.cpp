@@ -30,7 +30,7 @@ struct Row {
 
 std::vector<std::string> header() {
   return {"bench", "dtype", "shape", "backend", "median us", "+-CI %", "TFLOP/s", "% peak",
-          "SM MHz", "baseline us", "speedup", "stop", "status"};
+          "SM MHz", "baseline us", "speedup", "at one clock", "stop", "status"};
 }
 
 std::vector<Row> rows_of(const ResultsDocument& doc) {
@@ -51,6 +51,8 @@ std::vector<Row> rows_of(const ResultsDocument& doc) {
                timed ? sm_clock(c) : "-",
                c.baseline_median_ns && c.backend != c.baseline ? time_us(*c.baseline_median_ns) : "-",
                c.speedup_vs_baseline && c.backend != c.baseline ? fmt::format("{:.3f}x", *c.speedup_vs_baseline) : "-",
+               c.cycles_speedup_vs_baseline && c.backend != c.baseline ? fmt::format("{:.3f}x", *c.cycles_speedup_vs_baseline)
+                                                                       : "-",
                c.measurement && timed ? c.measurement->stop_reason : "-",
                case_status_name(c.status) + (c.telemetry && c.telemetry->unstable ? " (unstable)" : "")};
     rows.push_back(std::move(r));
@@ -103,7 +105,9 @@ std::string markdown_summary(const ResultsDocument& doc) {
   }
   md += "\nTimes are medians; +-CI is the relative half-width of the 95% CI of the median; "
         "SM MHz is the median SM clock of the timed samples (clock probe); "
-        "speedup = baseline median / candidate median (>1: candidate faster).\n\n";
+        "speedup = baseline median / candidate median (>1: candidate faster); at one clock = the same "
+        "ratio of the median cycles (each sample's time x its SM clock), where the power cap moved the clock "
+        "between the two (not for memory-bound kernels, whose time does not follow the SM clock).\n\n";
   const auto h = header();
   md += "|";
   for (const auto& x : h) md += " " + x + " |";

@@ -21,6 +21,10 @@ struct SessionCase {
   // under the power cap a time differs by clock as much as by cycles.
   std::vector<double> session_sm_clock_mhz;
   double median_sm_clock_mhz = 0;
+  // Against the bench's baseline: each session's speedup_vs_baseline and, at one clock,
+  // cycles_speedup_vs_baseline (the sessions that have one, in order), and their medians (0: none).
+  std::vector<double> session_speedups, session_clock_speedups;
+  double median_speedup = 0, median_clock_speedup = 0;
 };
 
 struct SessionsSummary {

@@ -118,6 +118,7 @@ CaseRecord merge_rounds(const std::vector<CaseRecord>& parts) {
   rec.derived.reset();
   rec.speedup_vs_baseline.reset();
   rec.baseline_median_ns.reset();
+  rec.cycles_speedup_vs_baseline.reset();
   double wall = 0;
   for (const auto& p : parts) wall += p.worker_wall_s;
   rec.worker_wall_s = wall;

@@ -20,6 +20,7 @@
 #include "runner/run_metadata.hpp"
 #include "runner/run_record.hpp"
 #include "runner/worker.hpp"
+#include "stats/summary.hpp"
 #include "suite/suite.hpp"
 #include "core/atomic_file.hpp"
 #include "core/interrupt.hpp"
@@ -43,6 +44,11 @@ void attach_baseline_ratios(std::vector<CaseRecord>& cases) {
           base.params == c.params && base.status == CaseStatus::ok && base.summary) {
         c.baseline_median_ns = base.summary->median;
         c.speedup_vs_baseline = base.summary->median / c.summary->median;
+        const auto cycles = c.measurement ? cycle_samples(*c.measurement) : std::vector<double>{};
+        const auto base_cycles = base.measurement ? cycle_samples(*base.measurement) : std::vector<double>{};
+        c.cycles_speedup_vs_baseline.reset();
+        if (!cycles.empty() && !base_cycles.empty())
+          c.cycles_speedup_vs_baseline = stats::median_of(base_cycles) / stats::median_of(cycles);
       }
     }
   }

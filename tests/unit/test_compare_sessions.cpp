@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "compare_test_docs.hpp"
 #include "core/atomic_file.hpp"
@@ -84,6 +85,32 @@ TEST(Repeat, SummaryCarriesEachSessionsMedianSmClock) {
   const auto j = nlohmann::json::parse(report::sessions_json(s));
   EXPECT_EQ(j["cases"][0]["session_sm_clock_mhz"][1], 1710.0);
   EXPECT_NE(report::sessions_markdown(s).find("| 1755 |"), std::string::npos);
+}
+
+// Each session's speedups against the baseline, in time and at one clock, and their medians; the
+// baseline's own case and sessions without a clock per sample give none ("-").
+TEST(Repeat, SummaryCarriesTheSessionsSpeedups) {
+  auto with_ratios = [](double median, double speedup, std::optional<double> at_clock) {
+    ResultsDocument d = session(median);
+    d.cases[0].baseline = d.cases[1].baseline = "cublas";
+    d.cases[0].speedup_vs_baseline = speedup;
+    d.cases[0].cycles_speedup_vs_baseline = at_clock;
+    d.cases[1].speedup_vs_baseline = d.cases[1].cycles_speedup_vs_baseline = 1.0;
+    return d;
+  };
+  const auto s = report::summarize_sessions(
+      "g-x3", {with_ratios(100, 5.0, 4.5), with_ratios(104, 4.8, std::nullopt), with_ratios(98, 5.1, 4.7)}, {"a", "b", "c"});
+  EXPECT_EQ(s.cases[0].session_speedups, (std::vector<double>{5.0, 4.8, 5.1}));
+  EXPECT_EQ(s.cases[0].median_speedup, 5.0);
+  EXPECT_EQ(s.cases[0].session_clock_speedups, (std::vector<double>{4.5, 4.7}));
+  EXPECT_DOUBLE_EQ(s.cases[0].median_clock_speedup, 4.6);
+  EXPECT_TRUE(s.cases[1].session_speedups.empty());  // the baseline itself
+  const auto j = nlohmann::json::parse(report::sessions_json(s));
+  EXPECT_EQ(j["cases"][0]["median_speedup"], 5.0);
+  EXPECT_EQ(j["cases"][1]["median_clock_speedup"], 0.0);
+  const std::string md = report::sessions_markdown(s);
+  EXPECT_NE(md.find("| 5.000x | 4.600x |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| - | - | - |"), std::string::npos) << md;  // the baseline: no clock, no ratios
 }
 
 TEST(RunSet, FolderIsOneSideWithEverySession) {

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "runner/plan.hpp"
+#include "report/markdown.hpp"
 #include "runner/runner.hpp"
 
 using namespace assay;
@@ -99,6 +100,44 @@ TEST(Planner, BaselineRatios) {
   EXPECT_DOUBLE_EQ(*cases[0].speedup_vs_baseline, 1.25);  // 100 / 80: assay is faster
   EXPECT_DOUBLE_EQ(*cases[0].baseline_median_ns, 100);
   EXPECT_DOUBLE_EQ(*cases[1].speedup_vs_baseline, 1.0);
+}
+
+// The ratio at one clock: each sample's time x its SM clock. assay 80 ns at 1500 MHz (120 cycles),
+// the baseline 100 ns at 1800 MHz (180): 1.25x in time, 1.5x per clock. Without a clock per sample
+// on either side there is none.
+TEST(Planner, BaselineRatioAtOneClock) {
+  std::vector<CaseRecord> cases(2);
+  for (auto& c : cases) {
+    c.bench = "g";
+    c.dtype = "f16";
+    c.params = {{"m", 8}};
+    c.baseline = "cublas";
+    c.status = CaseStatus::ok;
+    c.summary = stats::Summary{};
+    c.measurement = MeasurementRecord{};
+  }
+  cases[0].backend = "assay";
+  cases[0].summary->median = 80;
+  cases[0].measurement->samples_ns = {80, 79, 81};
+  cases[0].measurement->sm_clock_mhz = {1500, 1500, 1500};
+  cases[1].backend = "cublas";
+  cases[1].summary->median = 100;
+  cases[1].measurement->samples_ns = {100, 100, 100};
+  cases[1].measurement->sm_clock_mhz = {1800, 1800, 1800};
+  runner::attach_baseline_ratios(cases);
+  EXPECT_DOUBLE_EQ(*cases[0].speedup_vs_baseline, 1.25);
+  EXPECT_DOUBLE_EQ(*cases[0].cycles_speedup_vs_baseline, 1.5);
+  EXPECT_DOUBLE_EQ(*cases[1].cycles_speedup_vs_baseline, 1.0);
+  ResultsDocument doc;
+  doc.cases = cases;
+  const std::string md = report::markdown_summary(doc);  // the run's Markdown: speedup, then at one clock
+  EXPECT_NE(md.find("| speedup | at one clock |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 1.250x | 1.500x |"), std::string::npos) << md;
+
+  cases[1].measurement->sm_clock_mhz = {1800, 0, 1800};  // a probe that saw no tick
+  runner::attach_baseline_ratios(cases);
+  EXPECT_FALSE(cases[0].cycles_speedup_vs_baseline);
+  EXPECT_DOUBLE_EQ(*cases[0].speedup_vs_baseline, 1.25);
 }
 
 TEST(Planner, CheckShapeReevaluatesDerivedAxes) {

@@ -43,11 +43,13 @@ ResultsDocument sample_doc() {
   c.measurement = m;
   c.summary = stats::summarize(m.samples_ns);
   c.speedup_vs_baseline = 1.25;
+  c.cycles_speedup_vs_baseline = 1.5;
   d.cases.push_back(c);
   CaseRecord failed = c;
   failed.status = CaseStatus::check_failed;
   failed.summary.reset();
   failed.speedup_vs_baseline.reset();
+  failed.cycles_speedup_vs_baseline.reset();  // absent, as in documents written before it existed
   failed.check->rel_l2 = std::numeric_limits<double>::infinity();  // NaN in the output
   d.cases.push_back(failed);
   return d;
@@ -71,6 +73,8 @@ TEST(ResultsJson, RoundTripKeepsEverything) {
   EXPECT_EQ(back.cases[0].measurement->samples_ns, (std::vector<double>{1000.5, 1001, 999}));
   EXPECT_EQ(back.cases[0].summary->median, 1000.5);
   EXPECT_EQ(back.cases[0].speedup_vs_baseline, 1.25);
+  EXPECT_EQ(back.cases[0].cycles_speedup_vs_baseline, 1.5);
+  EXPECT_FALSE(back.cases[1].cycles_speedup_vs_baseline.has_value());
   EXPECT_EQ(back.cases[0].params.at("n"), 3);
   EXPECT_EQ(back.cases[1].status, CaseStatus::check_failed);
   EXPECT_FALSE(back.cases[1].summary.has_value());

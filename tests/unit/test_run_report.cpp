@@ -85,13 +85,13 @@ TEST(RunReport, MarkdownShowsTheMedianSmClockOfTheSamples) {
   EXPECT_NE(md.find("| % peak | SM MHz | baseline us |"), std::string::npos) << md;
   EXPECT_NE(md.find("SM MHz is the median SM clock"), std::string::npos);
   const auto assay = markdown_row(md, "assay");
-  ASSERT_EQ(assay.size(), 13u);
+  ASSERT_EQ(assay.size(), 14u);
   EXPECT_EQ(assay[8], "1793");  // median of 1700, 1790, 1796, 1810
   const auto cpu = markdown_row(md, "cpu");
-  ASSERT_EQ(cpu.size(), 13u);
+  ASSERT_EQ(cpu.size(), 14u);
   EXPECT_EQ(cpu[8], "-");  // no probe, no clock
   const auto failed = markdown_row(md, "cublas (base)");
-  ASSERT_EQ(failed.size(), 13u);
+  ASSERT_EQ(failed.size(), 14u);
   EXPECT_EQ(failed[8], "-");  // a case that was not timed shows no clock
 }
 
