@@ -82,30 +82,8 @@ TEST(Planner, ExitCodePrecedence) {
   EXPECT_EQ(runner::exit_code_for(skipped), ExitCode::skipped);
 }
 
-TEST(Planner, BaselineRatios) {
-  std::vector<CaseRecord> cases(2);
-  for (auto& c : cases) {
-    c.bench = "g";
-    c.dtype = "f16";
-    c.params = {{"m", 8}};
-    c.baseline = "cublas";
-    c.status = CaseStatus::ok;
-    c.summary = stats::Summary{};
-  }
-  cases[0].backend = "assay";
-  cases[0].summary->median = 80;
-  cases[1].backend = "cublas";
-  cases[1].summary->median = 100;
-  runner::attach_baseline_ratios(cases);
-  EXPECT_DOUBLE_EQ(*cases[0].speedup_vs_baseline, 1.25);  // 100 / 80: assay is faster
-  EXPECT_DOUBLE_EQ(*cases[0].baseline_median_ns, 100);
-  EXPECT_DOUBLE_EQ(*cases[1].speedup_vs_baseline, 1.0);
-}
-
-// The ratio at one clock: each sample's time x its SM clock. assay 80 ns at 1500 MHz (120 cycles),
-// the baseline 100 ns at 1800 MHz (180): 1.25x in time, 1.5x per clock. Without a clock per sample
-// on either side there is none.
-TEST(Planner, BaselineRatioAtOneClock) {
+// Two ok cases of one point: assay (median 80 ns) and its baseline cublas (100 ns).
+static std::vector<CaseRecord> assay_and_baseline() {
   std::vector<CaseRecord> cases(2);
   for (auto& c : cases) {
     c.bench = "g";
@@ -118,10 +96,26 @@ TEST(Planner, BaselineRatioAtOneClock) {
   }
   cases[0].backend = "assay";
   cases[0].summary->median = 80;
-  cases[0].measurement->samples_ns = {80, 79, 81};
-  cases[0].measurement->sm_clock_mhz = {1500, 1500, 1500};
   cases[1].backend = "cublas";
   cases[1].summary->median = 100;
+  return cases;
+}
+
+TEST(Planner, BaselineRatios) {
+  auto cases = assay_and_baseline();
+  runner::attach_baseline_ratios(cases);
+  EXPECT_DOUBLE_EQ(*cases[0].speedup_vs_baseline, 1.25);  // 100 / 80: assay is faster
+  EXPECT_DOUBLE_EQ(*cases[0].baseline_median_ns, 100);
+  EXPECT_DOUBLE_EQ(*cases[1].speedup_vs_baseline, 1.0);
+}
+
+// The ratio at one clock: each sample's time x its SM clock. assay 80 ns at 1500 MHz (120 cycles),
+// the baseline 100 ns at 1800 MHz (180): 1.25x in time, 1.5x per clock. Without a clock per sample
+// on either side there is none.
+TEST(Planner, BaselineRatioAtOneClock) {
+  auto cases = assay_and_baseline();
+  cases[0].measurement->samples_ns = {80, 79, 81};
+  cases[0].measurement->sm_clock_mhz = {1500, 1500, 1500};
   cases[1].measurement->samples_ns = {100, 100, 100};
   cases[1].measurement->sm_clock_mhz = {1800, 1800, 1800};
   runner::attach_baseline_ratios(cases);
