@@ -240,6 +240,12 @@ TEST(CliGpu, QuickGpuRunHasSpeedupsAndClocks) {
     EXPECT_GE(c.measurement->l2_flush_bytes, 2 * doc.run.device.l2_bytes);
     ASSERT_TRUE(c.speedup_vs_baseline.has_value()) << c.id;
     if (c.backend == "cublas") EXPECT_DOUBLE_EQ(*c.speedup_vs_baseline, 1.0);
+    // The ratio at one clock wherever every sample of the case and of its baseline has a clock.
+    bool clocked = true;
+    for (const auto& b : doc.cases)
+      if (b.params == c.params && (b.backend == c.backend || b.backend == c.baseline))
+        clocked = clocked && !cycle_samples(*b.measurement).empty();
+    EXPECT_EQ(c.cycles_speedup_vs_baseline.has_value(), clocked) << c.id;
     EXPECT_GT(c.derived->pct_of_peak, 0);
   }
   fs::remove_all(out);
