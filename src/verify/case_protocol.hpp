@@ -16,6 +16,10 @@ namespace assay::verify {
 // kept). Any other failure is thrown for the caller to classify.
 void run_case_protocol(const ResolvedCase& rc, Subject& subject, const DeviceRecord& device, CaseRecord& rec);
 
+// The shortest sampling window whose mean power is reported (derived.mean_power_w): ten steps of
+// NVML's energy counter (about 100 ms each), so at most ~10% of it is the counter's quantisation.
+inline constexpr double kMinPowerWindowS = 1.0;
+
 // The summary of an ok case's samples and the figures derived from it. `d` holds the
 // problem's flops and bytes and the device's peak; the rest is computed here.
 void summarize_ok(CaseRecord& rec, DerivedRecord d);

@@ -212,6 +212,25 @@ TEST(CaseProtocol, NoSampleKeptIsAnError) {
   EXPECT_NE(f.rec.reason.find("no sample kept"), std::string::npos);
 }
 
+// The board's mean power only over a window long enough for NVML's energy counter (about 100 ms
+// steps): 60 J over 60 ms is one step, not 1000 W; 1200 J over 2 s is 600 W. The energy stays.
+TEST(CaseProtocol, MeanPowerOnlyOverALongEnoughWindow) {
+  auto summarized = [](double joules, double window_s) {
+    CaseRecord rec;
+    rec.measurement = MeasurementRecord{};
+    rec.measurement->samples_ns = {1000, 1010, 990};
+    rec.measurement->energy_j = joules;
+    rec.measurement->energy_window_s = window_s;
+    verify::summarize_ok(rec, DerivedRecord{});
+    return rec;
+  };
+  const CaseRecord short_window = summarized(60, 0.06);
+  EXPECT_FALSE(short_window.derived->mean_power_w.has_value());
+  EXPECT_DOUBLE_EQ(*short_window.measurement->energy_j, 60);
+  EXPECT_DOUBLE_EQ(*summarized(1200, 2.0).derived->mean_power_w, 600);
+  EXPECT_DOUBLE_EQ(*summarized(700, verify::kMinPowerWindowS).derived->mean_power_w, 700);
+}
+
 TEST(ResolvedCase, RoundTripsThroughJson) {
   ResolvedCase rc = small_gemm();
   rc.baseline = "cublas";
