@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <map>
 
 #include "core/error.hpp"
 #include "runner/run_metadata.hpp"
 #include "runner/runner.hpp"
 #include "store/document_file.hpp"
-#include "store/run_set.hpp"
 
 namespace assay::runner {
 
@@ -17,33 +17,20 @@ namespace fs = std::filesystem;
 std::vector<std::pair<std::string, ResultsDocument>> load_documents(const std::vector<std::string>& inputs) {
   std::vector<std::pair<std::string, ResultsDocument>> docs;
   for (const auto& in : inputs) {
-    const bool folder = fs::is_directory(in);
-    std::vector<fs::path> files;
-    if (folder) {
-      for (const auto& e : fs::directory_iterator(in))
-        if (e.is_regular_file() && store::has_document_name(e.path())) files.push_back(e.path());
-      std::sort(files.begin(), files.end());
+    if (fs::is_directory(in)) {
+      auto found = store::documents_in_folder(in);  // summaries of sessions skipped, as compare's folders
+      if (found.empty()) throw InputError(in + ": no results file (*.json, *.json.xz) in this folder");
+      std::move(found.begin(), found.end(), std::back_inserter(docs));
     } else if (!fs::exists(in)) {
       throw InputError(in + ": no such file or folder");
     } else if (!fs::is_regular_file(in)) {
       throw InputError(in + ": not a results file (a regular *.json or *.json.xz file) or a folder of them");
+    } else if (auto doc = store::parse_document_or_summary(store::read_document_text(in), in)) {
+      docs.emplace_back(in, std::move(*doc));
     } else {
-      files.push_back(in);
+      throw InputError(in + ": a sessions summary (schema " + store::kSessionsSchemaName +
+                       "), not a results document; give the session documents it summarises");
     }
-    std::size_t found = 0;
-    for (const auto& f : files) {
-      const std::string text = store::read_document_text(f);
-      // The summary that `run --repeat` and `sessions` write beside the sessions, known by its
-      // schema as compare's folders know it: skipped in a folder, refused when named.
-      if (store::is_sessions_summary(text)) {
-        if (folder) continue;
-        throw InputError(f.string() + ": a sessions summary (schema " + store::kSessionsSchemaName +
-                         "), not a results document; give the session documents it summarises");
-      }
-      docs.emplace_back(f.string(), parse_results_json(text, f.string()));
-      ++found;
-    }
-    if (found == 0) throw InputError(in + ": no results file (*.json, *.json.xz) in this folder");
   }
   return docs;
 }

@@ -1,7 +1,5 @@
 #include "store/run_set.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -13,34 +11,19 @@
 namespace assay::store {
 namespace fs = std::filesystem;
 
-bool is_sessions_summary(const std::string& document_text) {
-  // A schema of another type is no summary: the results parser then names the field (hostile input).
-  const auto j = nlohmann::json::parse(document_text, nullptr, false);
-  if (!j.is_object()) return false;
-  const auto schema = j.find("schema");
-  return schema != j.end() && schema->is_string() && schema->get<std::string>() == kSessionsSchemaName;
-}
-
 namespace {
 
-// The results documents directly in `dir` (*.json, *.json.xz), in name order (the summary of
-// --repeat skipped).
+// The results documents directly in `dir` (documents_in_folder), refusing one session in two files,
+// which would count twice in the comparison's noise model.
 std::vector<ResultsDocument> documents_in(const fs::path& dir) {
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_regular_file() && has_document_name(e.path())) files.push_back(e.path());
-  std::sort(files.begin(), files.end());
   std::vector<ResultsDocument> docs;
-  // One session in two files would count twice in the comparison's noise model.
   std::map<std::string, std::string> seen;  // session_identity -> the first file with it
-  for (const auto& f : files) {
-    const std::string text = read_document_text(f);
-    if (is_sessions_summary(text)) continue;
-    docs.push_back(parse_results_json(text, f.string()));
-    const auto [it, fresh] = seen.emplace(session_identity(docs.back()), f.string());
+  for (auto& [path, doc] : documents_in_folder(dir)) {
+    const auto [it, fresh] = seen.emplace(session_identity(doc), path);
     if (!fresh)
-      throw InputError(f.string() + " and " + it->second + " are the same session (identical documents); keep one of them in " +
+      throw InputError(path + " and " + it->second + " are the same session (identical documents); keep one of them in " +
                        dir.string());
+    docs.push_back(std::move(doc));
   }
   return docs;
 }
@@ -51,20 +34,21 @@ RunSet from_folder(const std::string& argument) {
   RunSet set{argument, "", documents_in(argument)};
   std::string where = "folder " + argument;
   if (set.sessions.empty()) {
-    std::vector<fs::path> groups;
+    std::vector<std::pair<fs::path, std::vector<ResultsDocument>>> groups;  // each read once
     for (const auto& e : fs::directory_iterator(argument))
-      if (e.is_directory() && !documents_in(e.path()).empty()) groups.push_back(e.path());
-    std::sort(groups.begin(), groups.end());
+      if (e.is_directory())
+        if (auto docs = documents_in(e.path()); !docs.empty()) groups.emplace_back(e.path(), std::move(docs));
+    std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     if (groups.empty())
       throw InputError(argument + ": no results documents (*.json, *.json.xz) in this folder or in a session folder inside it");
     if (groups.size() > 1) {
       std::string names;
-      for (const auto& g : groups) names += (names.empty() ? "" : ", ") + g.filename().string();
+      for (const auto& g : groups) names += (names.empty() ? "" : ", ") + g.first.filename().string();
       throw InputError(argument + ": holds " + std::to_string(groups.size()) + " session folders (" + names +
                        "); name the one to compare");
     }
-    set.sessions = documents_in(groups.front());
-    where = "folder " + groups.front().string();
+    set.sessions = std::move(groups.front().second);
+    where = "folder " + groups.front().first.string();
   }
   set.origin = where + " (" + std::to_string(set.sessions.size()) + " session" + (set.sessions.size() == 1 ? ")" : "s)");
   return set;

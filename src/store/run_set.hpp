@@ -8,15 +8,9 @@
 #include <vector>
 
 #include "core/results.hpp"
+#include "store/document_file.hpp"  // kSessionsSchemaName, which folders skip
 
 namespace assay::store {
-
-// The schema name of the combined summary that `--repeat` writes beside its sessions; folders
-// skip files of this schema.
-inline constexpr const char* kSessionsSchemaName = "assay.sessions";
-
-// Whether a document's text is such a summary (by its schema, whatever the file's name).
-bool is_sessions_summary(const std::string& document_text);
 
 struct RunSet {
   std::string label;   // the argument as given
