@@ -9,6 +9,7 @@
 #include "runner/run_metadata.hpp"
 #include "runner/runner.hpp"
 #include "store/document_file.hpp"
+#include "store/run_set.hpp"
 
 namespace assay::runner {
 

@@ -2,9 +2,6 @@
 
 #include <lzma.h>
 
-#include <nlohmann/json.hpp>
-
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -76,30 +73,6 @@ std::string read_document_text(const std::filesystem::path& path) {
 }
 
 std::string session_identity(const ResultsDocument& doc) { return to_json_text(doc); }
-
-std::optional<ResultsDocument> parse_document_or_summary(const std::string& text, const std::string& origin) {
-  try {
-    return parse_results_json(text, origin);
-  } catch (const InputError&) {
-    const auto j = nlohmann::json::parse(text, nullptr, false);
-    const auto schema = j.is_object() ? j.find("schema") : j.end();
-    // A schema of another type is no summary: the parser's error, naming the field, stands.
-    if (j.is_object() && schema != j.end() && schema->is_string() && schema->get<std::string>() == kSessionsSchemaName)
-      return std::nullopt;
-    throw;
-  }
-}
-
-std::vector<std::pair<std::string, ResultsDocument>> documents_in_folder(const std::filesystem::path& dir) {
-  std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir))
-    if (e.is_regular_file() && has_document_name(e.path())) files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  std::vector<std::pair<std::string, ResultsDocument>> docs;
-  for (const auto& f : files)
-    if (auto doc = parse_document_or_summary(read_document_text(f), f.string())) docs.emplace_back(f.string(), std::move(*doc));
-  return docs;
-}
 
 bool has_document_name(const std::filesystem::path& path) {
   const std::string name = path.filename().string();

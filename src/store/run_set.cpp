@@ -1,5 +1,7 @@
 #include "store/run_set.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -10,6 +12,30 @@
 
 namespace assay::store {
 namespace fs = std::filesystem;
+
+std::optional<ResultsDocument> parse_document_or_summary(const std::string& text, const std::string& origin) {
+  try {
+    return parse_results_json(text, origin);
+  } catch (const InputError&) {
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    const auto schema = j.is_object() ? j.find("schema") : j.end();
+    // A schema of another type is no summary: the parser's error, naming the field, stands.
+    if (j.is_object() && schema != j.end() && schema->is_string() && schema->get<std::string>() == kSessionsSchemaName)
+      return std::nullopt;
+    throw;
+  }
+}
+
+std::vector<std::pair<std::string, ResultsDocument>> documents_in_folder(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && has_document_name(e.path())) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::vector<std::pair<std::string, ResultsDocument>> docs;
+  for (const auto& f : files)
+    if (auto doc = parse_document_or_summary(read_document_text(f), f.string())) docs.emplace_back(f.string(), std::move(*doc));
+  return docs;
+}
 
 namespace {
 
