@@ -49,6 +49,28 @@ std::vector<double> metric_samples(const CaseRecord& c, Metric m) {
   return v;
 }
 
+// A case with no measurement in one session (failed, skipped) has a key without a mode; in the
+// side's other sessions the same case has one. One case is one row: the session without a mode
+// joins the only moded entry of its case (several modes across sessions: left apart).
+void fold_sessions_without_mode(SideMap& sides) {
+  std::map<std::string, std::vector<std::string>> moded;  // key without mode -> the keys with one
+  for (const auto& [k, side] : sides)
+    if (const std::string bare = store::key_text_without_mode(k); bare != k) moded[bare].push_back(k);
+  for (const auto& [bare, keys] : moded) {
+    const auto it = sides.find(bare);
+    if (keys.size() != 1 || it == sides.end()) continue;
+    Side& into = sides.at(keys.front());
+    const Side& from = it->second;
+    if (into.failed_reason.empty()) into.failed_reason = from.failed_reason;
+    if (into.skipped_reason.empty()) into.skipped_reason = from.skipped_reason;
+    if (from.order < into.order) {
+      into.order = from.order;
+      into.first = from.first;
+    }
+    sides.erase(it);
+  }
+}
+
 SideMap collect(const store::RunSet& set, const CompareOptions& o, const std::optional<std::regex>& filter) {
   SideMap sides;
   for (const ResultsDocument& doc : set.sessions) {
@@ -77,6 +99,7 @@ SideMap collect(const store::RunSet& set, const CompareOptions& o, const std::op
       }
     }
   }
+  fold_sessions_without_mode(sides);
   return sides;
 }
 

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <string>
 #include <type_traits>
 
 #include "core/error.hpp"
@@ -390,6 +392,10 @@ MeasurementRecord read_measurement(const Reader& r) {
   m.samples_ns = r.samples("samples_ns");
   m.sm_clock_mhz = r.get<std::vector<double>>("sm_clock_mhz");
   if (m.sm_clock_mhz.size() > kMaxSamplesPerCase) r.fail("sm_clock_mhz", "holds more values than a case has samples");
+  for (std::size_t i = 0; i < m.sm_clock_mhz.size(); ++i)  // 0: no clock tick seen during that sample
+    if (!(m.sm_clock_mhz[i] >= 0.0 && m.sm_clock_mhz[i] <= 1e5))
+      r.fail("sm_clock_mhz[" + std::to_string(i) + "]",
+             "is " + json(m.sm_clock_mhz[i]).dump() + ": an SM clock in MHz, in [0, 100000] (0: not seen)");
   m.warmup_calls = r.get<std::uint64_t>("warmup_calls");
   m.dropped_throttled = r.get<std::uint64_t>("dropped_throttled");
   m.calls_per_sample = r.get<std::uint64_t>("calls_per_sample");
@@ -680,8 +686,15 @@ ResultsDocument parse_results_json(const std::string& text, const std::string& o
   }
   const auto& cases = j.find("cases");
   if (cases == j.end() || !cases->is_array()) top.fail("cases", "missing or not an array");
-  for (std::size_t i = 0; i < cases->size(); ++i)
-    doc.cases.push_back(read_case(Reader((*cases)[i], "$.cases[" + std::to_string(i) + "]", origin)));
+  // One entry per case: a repeated id would count as a second session of that case in a
+  // comparison (a zero-spread replicate, gated as certain) and twice in a summary of sessions.
+  std::map<std::string, std::size_t> first_index;
+  for (std::size_t i = 0; i < cases->size(); ++i) {
+    const Reader at((*cases)[i], "$.cases[" + std::to_string(i) + "]", origin);
+    doc.cases.push_back(read_case(at));
+    const auto [it, fresh] = first_index.emplace(doc.cases.back().id, i);
+    if (!fresh) at.fail("id", "'" + it->first + "' is also $.cases[" + std::to_string(it->second) + "]'s: a document holds each case once");
+  }
   return doc;
 }
 

@@ -43,15 +43,21 @@ ResultsDocument merge_documents(const std::vector<ResultsDocument>& docs, const 
   out.run = docs.front().run;
   std::map<std::string, std::string> seen;  // case id -> origin
   std::vector<std::string> shards;
+  bool unfinished = false;
   for (std::size_t i = 0; i < docs.size(); ++i) {
     const auto& d = docs[i];
     if (d.run.suite_hash != out.run.suite_hash || d.run.suite_name != out.run.suite_name)
       throw InputError("merge: " + origins[i] + " is a run of suite '" + d.run.suite_name + "' (" + d.run.suite_hash +
                        "), " + origins[0] + " of '" + out.run.suite_name + "' (" + out.run.suite_hash +
                        "): results of different suites are not merged");
+    if (d.run.device.name != out.run.device.name)
+      throw InputError("merge: " + origins[i] + " ran on '" + d.run.device.name + "', " + origins[0] + " on '" +
+                       out.run.device.name + "': shards of different GPU models are not one run");
     if (!d.run.shard.empty()) shards.push_back(d.run.shard);
     out.run.started_utc = std::min(out.run.started_utc, d.run.started_utc);
-    out.run.finished_utc = std::max(out.run.finished_utc, d.run.finished_utc);
+    // A shard that did not finish (interrupted: no finished_utc) leaves the merged run unfinished too.
+    unfinished = unfinished || d.run.finished_utc.empty();
+    out.run.finished_utc = unfinished ? "" : std::max(out.run.finished_utc, d.run.finished_utc);
     for (const auto& c : d.cases) {
       const auto [it, fresh] = seen.emplace(c.id, origins[i]);
       if (!fresh) throw InputError("merge: case '" + c.id + "' is in both " + it->second + " and " + origins[i]);

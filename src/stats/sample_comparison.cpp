@@ -53,8 +53,10 @@ void by_samples(const std::vector<double>& base, const std::vector<double>& cand
 }
 
 // Replicates on each side (session or batch medians): Student's t on their logs (pooled
-// variance, which also serves a side of one session), ratio of geometric means, t interval.
-void by_replicates(const std::vector<double>& base, const std::vector<double>& cand, const char* what,
+// variance, which also serves a side of one session), ratio of geometric means, t interval. The
+// variance of one replicate is at least step^2 / 12, a uniform rounding error of `step` (the
+// relative timer step): replicates on the timer's grid that agree exactly are not noise-free.
+void by_replicates(const std::vector<double>& base, const std::vector<double>& cand, const char* what, double step,
                    const Thresholds& t, SampleComparison& c) {
   std::vector<double> lb, lc;
   for (double x : base) lb.push_back(std::log(x));
@@ -65,12 +67,15 @@ void by_replicates(const std::vector<double>& base, const std::vector<double>& c
   for (double x : lc) ss += (x - mc) * (x - mc);
   const double nb = static_cast<double>(lb.size()), nc = static_cast<double>(lc.size());
   const double df = nb + nc - 2.0;
-  const double se = std::sqrt(ss / df * (1.0 / nb + 1.0 / nc));
+  const double floor_var = step * step / 12.0;
+  const bool floored = ss / df < floor_var;
+  const double se = std::sqrt(std::max(ss / df, floor_var) * (1.0 / nb + 1.0 / nc));
   c.base_median = std::exp(mb);
   c.cand_median = std::exp(mc);
   c.ratio = std::exp(d);
   c.test = fmt::format("t-test of {}+{} {} medians", lb.size(), lc.size(), what);
-  if (se == 0) {  // identical session medians on each side
+  if (floored && step > 0) c.test += fmt::format(" (spread floored at a timer step of {:.2f}%)", 100.0 * step);
+  if (se == 0) {  // every sample of both sides has one value
     c.p_value = d == 0 ? 1.0 : 0.0;
     c.ratio_ci = {c.ratio, c.ratio};
     return;
@@ -80,12 +85,12 @@ void by_replicates(const std::vector<double>& base, const std::vector<double>& c
   c.ratio_ci = {std::exp(d - half), std::exp(d + half)};
 }
 
-void by_sessions(const Sessions& base, const Sessions& cand, const Thresholds& t, SampleComparison& c) {
+void by_sessions(const Sessions& base, const Sessions& cand, double step, const Thresholds& t, SampleComparison& c) {
   c.method = Method::sessions;
   std::vector<double> mb, mc;
   for (const auto& s : base) mb.push_back(median_of(s));
   for (const auto& s : cand) mc.push_back(median_of(s));
-  by_replicates(mb, mc, "session", t, c);
+  by_replicates(mb, mc, "session", step, t, c);
 }
 
 // Whether one session's samples come in runs: a lag-1 autocorrelation beyond what independent
@@ -95,10 +100,10 @@ bool serially_correlated(const std::vector<double>& in_order) {
   return r1 && *r1 > kSerialCorrelationZ / std::sqrt(static_cast<double>(in_order.size()));
 }
 
-void by_batches(const std::vector<double>& base, const std::vector<double>& cand, const Thresholds& t,
+void by_batches(const std::vector<double>& base, const std::vector<double>& cand, double step, const Thresholds& t,
                 SampleComparison& c) {
   c.method = Method::batches;
-  by_replicates(batch_medians(base), batch_medians(cand), "batch", t, c);
+  by_replicates(batch_medians(base), batch_medians(cand), "batch", step, t, c);
 }
 
 // "5.0% slower" / "3.1% faster" for a slowdown factor s.
@@ -108,6 +113,20 @@ std::string change_words(double s) {
 }
 
 }  // namespace
+
+double relative_timer_step(const std::vector<double>& base, const std::vector<double>& cand) {
+  std::vector<double> all = base;
+  all.insert(all.end(), cand.begin(), cand.end());
+  if (base.empty() || cand.empty()) return 0.0;
+  std::sort(all.begin(), all.end());
+  double step = 0.0;
+  for (std::size_t i = 1; i < all.size(); ++i) {
+    const double gap = all[i] - all[i - 1];
+    // Gaps below a millionth of the value are one tick converted twice (float ms to double ns), not a tick.
+    if (gap > 1e-6 * all[i] && (step == 0.0 || gap < step)) step = gap;
+  }
+  return step / std::min(median_of(base), median_of(cand));
+}
 
 std::string method_name(Method m) {
   switch (m) {
@@ -198,8 +217,9 @@ SampleComparison compare_samples(const Sessions& base, const Sessions& cand, Bet
   // Batches need enough samples on both sides (batch_medians gives none below kMinBatchSamples).
   const bool in_runs = all_base.size() >= kMinBatchSamples && all_cand.size() >= kMinBatchSamples &&
                        (serially_correlated(all_base) || serially_correlated(all_cand));
-  if (base.size() + cand.size() >= 3) by_sessions(base, cand, t, c);
-  else if (in_runs) by_batches(all_base, all_cand, t, c);
+  const double step = relative_timer_step(all_base, all_cand);
+  if (base.size() + cand.size() >= 3) by_sessions(base, cand, step, t, c);
+  else if (in_runs) by_batches(all_base, all_cand, step, t, c);
   else by_samples(all_base, all_cand, t, c);
   decide_verdict(c, better, t);
   return c;

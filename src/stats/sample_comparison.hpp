@@ -83,6 +83,14 @@ struct SampleComparison {
 //   AMBIGUOUS  not significant and the CI reaches beyond the floor: too noisy to tell
 void decide_verdict(SampleComparison& c, Better better, const Thresholds& t);
 
+// The timer's step in the samples of both sides, as a fraction of the smaller side's median: the
+// smallest gap between two distinct sample values (CUDA events tick in 32 ns steps on an H100; a
+// host clock in 1 ns). A median of quantised samples is itself on that grid, so replicates
+// (session, batch or round medians) can agree exactly where the true values differ: their spread
+// is floored at what rounding to the step alone gives (docs/compare.md, "Replicates on a timer's
+// grid"). 0 when every sample has one value.
+double relative_timer_step(const std::vector<double>& base, const std::vector<double>& cand);
+
 // All statistics and the verdict. Throws std::invalid_argument on an empty side or session, a
 // non-positive or non-finite sample (log values are taken).
 SampleComparison compare_samples(const Sessions& base, const Sessions& cand, Better better,

@@ -71,13 +71,18 @@ SampleComparison compare_paired_rounds(const Sessions& base_rounds, const Sessio
   const double mean = std::accumulate(d.begin(), d.end(), 0.0) / n;
   double ss = 0;
   for (double x : d) ss += (x - mean) * (x - mean);
-  const double se = std::sqrt(ss / (n - 1.0) / n);
+  // A difference of two round medians on the timer's grid has at least twice a rounding error's
+  // variance (step^2 / 12 each): equal differences in every round are not noise-free.
+  const double step = relative_timer_step(all_base, all_cand), floor_var = step * step / 6.0;
+  const bool floored = ss / (n - 1.0) < floor_var;
+  const double se = std::sqrt(std::max(ss / (n - 1.0), floor_var) / n);
   c.method = Method::paired;
   c.base_sessions = c.cand_sessions = 1;
   c.base_median = std::exp(std::accumulate(lb.begin(), lb.end(), 0.0) / n);
   c.cand_median = std::exp(std::accumulate(lc.begin(), lc.end(), 0.0) / n);
   c.ratio = std::exp(mean);
   c.test = fmt::format("paired t-test of {} round pairs", d.size());
+  if (floored && step > 0) c.test += fmt::format(" (spread floored at a timer step of {:.2f}%)", 100.0 * step);
   if (se == 0) {
     c.p_value = mean == 0 ? 1.0 : 0.0;
     c.ratio_ci = {c.ratio, c.ratio};

@@ -5,6 +5,8 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <string>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -72,7 +74,13 @@ std::string read_document_text(const std::filesystem::path& path) {
   return starts_with_xz_magic(bytes) ? decompress_xz(bytes, path) : bytes;
 }
 
-std::string session_identity(const ResultsDocument& doc) { return to_json_text(doc); }
+std::string session_identity(const ResultsDocument& doc) {
+  const std::string text = to_json_text(doc);
+  std::uint64_t fnv = 14695981039346656037ull;  // FNV-1a
+  for (unsigned char c : text) fnv = (fnv ^ c) * 1099511628211ull;
+  const std::size_t other = std::hash<std::string>{}(text);
+  return std::to_string(text.size()) + ":" + std::to_string(fnv) + ":" + std::to_string(other);
+}
 
 bool has_document_name(const std::filesystem::path& path) {
   const std::string name = path.filename().string();

@@ -20,7 +20,9 @@ bool has_document_name(const std::filesystem::path& path);
 
 // What makes two documents the same session (a file and its copy, or X.json beside the X.json.xz
 // that `xz -dk` keeps): the whole document, not its host and start time, whose one-second
-// resolution two sessions of `run --repeat` can share. Equal keys: the same session.
+// resolution two sessions of `run --repeat` can share. Equal keys: the same session. The key is a
+// digest of the serialised document (its length and two independent 64-bit hashes), not the text:
+// a folder of multi-MB sessions is not held twice in memory.
 std::string session_identity(const ResultsDocument& doc);
 
 }  // namespace assay::store

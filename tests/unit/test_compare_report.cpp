@@ -86,6 +86,29 @@ TEST(Comparison, VerdictsNewGoneAndGeomean) {
   EXPECT_TRUE(c.notes.empty());
 }
 
+// A case that failed in one session of a side has no measurement there, so no mode in its key:
+// it is still one case, one row (before: a second row, and a false GONE when on the base side).
+TEST(Comparison, ACaseFailedInOneSessionIsStillOneCase) {
+  const auto sessions = [](bool fail_second, std::uint64_t seed) {
+    std::vector<ResultsDocument> docs;
+    for (int i = 0; i < 3; ++i) {
+      const bool failed = fail_second && i == 1;
+      docs.push_back(doc_on(kH100, {failed ? assay::test::failed_case("gemm", "assay", 1024)
+                                           : ok_case("gemm", "assay", 1024, noisy(seed + i, 100000)),
+                                    ok_case("gemm", "cublas", 1024, noisy(seed + 10 + i, 90000))}));
+    }
+    return docs;
+  };
+  const Comparison base_failed = compare_runs(set_of("main", sessions(true, 1)), set_of("pr", sessions(false, 21)), {});
+  ASSERT_EQ(base_failed.cases.size(), 2u);
+  const CaseComparison& a = find_case(base_failed, "gemm/assay/f16/k=1024,m=1024,n=1024");
+  ASSERT_TRUE(a.stats);  // timed on the base's two measured sessions
+  EXPECT_EQ(a.stats->base_sessions, 2u);
+  const Comparison cand_failed = compare_runs(set_of("main", sessions(false, 1)), set_of("pr", sessions(true, 21)), {});
+  ASSERT_EQ(cand_failed.cases.size(), 2u);
+  EXPECT_EQ(find_case(cand_failed, "gemm/assay/f16/k=1024,m=1024,n=1024").verdict, Verdict::failed);
+}
+
 TEST(Comparison, NotesCasesMeasuredWithDifferentSampleGaps) {
   Fixture f;
   for (auto& doc : f.cand.sessions)

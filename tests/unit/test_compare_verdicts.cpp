@@ -3,10 +3,14 @@
 // few heavy outliers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "compare_test_samples.hpp"
 #include "stats/sample_comparison.hpp"
+#include "stats/session_noise.hpp"
+#include "stats/summary.hpp"
 
 using namespace assay::stats;
 using assay::test::SampleSource;
@@ -183,6 +187,28 @@ TEST(Sessions, AgreeingSessionsGiveAVerdict) {
   EXPECT_EQ(c.verdict, Verdict::slower) << c.why;
   EXPECT_NE(c.why.find("t-test of 3+2 session medians p ="), std::string::npos) << c.why;
   EXPECT_THROW(compare_samples({{1.0, -2.0}}, cand, Better::lower, {}), std::invalid_argument);
+}
+
+// Session medians on CUDA events' 32 ns grid can agree exactly: their spread is floored at a
+// tick's rounding error (before: p = 0 and SLOWER for identical code one tick apart).
+TEST(Sessions, MediansOnATimersGridAreNotNoiseFree) {
+  SampleSource src(7);
+  const auto on_grid = [&](double median) {
+    std::vector<double> v = src.lognormal(101, median, 0.02);
+    for (double& x : v) x = 32.0 * std::round(x / 32.0);
+    return v;
+  };
+  const std::vector<double> lo = on_grid(1500), hi = on_grid(1530);
+  EXPECT_NEAR(relative_timer_step(lo, hi), 32.0 / std::min(median_of(lo), median_of(hi)), 1e-12);
+  const SampleComparison c = compare_samples({lo, lo}, {hi}, Better::lower, {});
+  EXPECT_GT(c.p_value, 0.05) << c.why;
+  EXPECT_NE(c.test.find("spread floored at a timer step"), std::string::npos) << c.test;
+  const SampleComparison p = compare_paired_rounds({lo, lo, lo}, {hi, hi, hi}, Better::lower, {});
+  EXPECT_GT(p.p_value, 1e-3) << p.why;
+  EXPECT_NE(p.test.find("spread floored at a timer step"), std::string::npos) << p.test;
+  const SampleComparison free = compare_samples({src.lognormal(20, 1000, 0.01), src.lognormal(20, 1000, 0.01)},
+                                                {src.lognormal(20, 1060, 0.01)}, Better::lower, {});
+  EXPECT_EQ(free.test, "t-test of 2+1 session medians");
 }
 
 TEST(Sessions, FivePercentFasterOrSlowerOverThreeSessions) {

@@ -149,6 +149,23 @@ TEST(Sharding, ShardsPartitionThePointsAndMergeBack) {
   EXPECT_EQ(mixed.code, 3) << mixed.out;
   EXPECT_NE(mixed.out.find("results of different suites are not merged"), std::string::npos) << mixed.out;
   EXPECT_FALSE(fs::exists(out / "bad"));
+  // Shards of one run are of one GPU model; a shard that did not finish leaves the merge unfinished.
+  ResultsDocument elsewhere = only_results(out / "shard2");
+  elsewhere.run.device.name = "NVIDIA A100-SXM4-80GB";
+  fs::create_directories(out / "a100");
+  write_file_atomically(out / "a100" / "shard2.json", to_json_text(elsewhere));
+  const auto models = run_assay("merge " + (out / "shard1").string() + " " + (out / "a100").string() + " --out " +
+                                (out / "bad").string());
+  EXPECT_EQ(models.code, 3) << models.out;
+  EXPECT_NE(models.out.find("shards of different GPU models are not one run"), std::string::npos) << models.out;
+  ResultsDocument cut = only_results(out / "shard2");
+  cut.run.finished_utc.clear();
+  fs::create_directories(out / "cut");
+  write_file_atomically(out / "cut" / "shard2.json", to_json_text(cut));
+  ASSERT_EQ(run_assay("merge " + (out / "shard1").string() + " " + (out / "cut").string() + " --out " +
+                      (out / "unfinished").string()).code, 0);
+  EXPECT_EQ(only_results(out / "unfinished").run.finished_utc, "");
+  EXPECT_FALSE(fs::exists(out / "bad"));
   const auto bad_shard = run_assay("run tests/data/shard.toml --device cpu --shard 4/3");
   EXPECT_EQ(bad_shard.code, 3);
   fs::remove_all(out);

@@ -46,6 +46,8 @@ ResultsDocument sample_doc() {
   c.cycles_speedup_vs_baseline = 1.5;
   d.cases.push_back(c);
   CaseRecord failed = c;
+  failed.id = "b/assay/f16/k=1,m=2,n=4";  // a document holds each case once
+  failed.params["n"] = 4;
   failed.status = CaseStatus::check_failed;
   failed.summary.reset();
   failed.speedup_vs_baseline.reset();
@@ -107,6 +109,27 @@ TEST(ResultsJson, WrongFieldTypeNamesThePath) {
   ASSERT_NE(pos, std::string::npos);
   text.replace(pos, 14, "\"status\": \"fine\"");
   EXPECT_NE(error_of(text).find("field '$.cases[0].status' must be one of"), std::string::npos) << error_of(text);
+}
+
+// One entry per case id: a repeated case would count as a second session in a comparison.
+TEST(ResultsJson, ACaseIdTwiceIsRefused) {
+  ResultsDocument d = sample_doc();
+  d.cases.push_back(d.cases.front());
+  const std::string e = error_of(to_json_text(d));
+  EXPECT_NE(e.find("field '$.cases[2].id' 'b/assay/f16/k=1,m=2,n=3' is also $.cases[0]'s"), std::string::npos) << e;
+}
+
+// A per-sample SM clock is in [0, 100000] MHz (0: no tick seen); a huge one made cycles infinite.
+TEST(ResultsJson, SmClocksOutOfRangeAreRefused) {
+  for (double mhz : {-5.0, 1e308}) {
+    ResultsDocument d = sample_doc();
+    d.cases.front().measurement->sm_clock_mhz[1] = mhz;
+    const std::string e = error_of(to_json_text(d));
+    EXPECT_NE(e.find("field '$.cases[0].measurement.sm_clock_mhz[1]' is "), std::string::npos) << e;
+  }
+  ResultsDocument d = sample_doc();
+  d.cases.front().measurement->sm_clock_mhz[1] = 0;
+  EXPECT_EQ(error_of(to_json_text(d)), "");
 }
 
 TEST(ResultsJson, EnergyAndBatchFieldsRoundTripAndMayBeAbsent) {
