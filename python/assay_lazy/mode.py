@@ -27,21 +27,36 @@ def reset():
     return _graph["g"]
 
 
-def _dtype(kwargs):
-    d = kwargs.get("dtype") or torch.get_default_dtype()
+def _dtype(kwargs, default=None):
+    d = kwargs.get("dtype") or default or torch.get_default_dtype()
     if d not in TORCH_TO_NAME:
         raise TypeError("assay_lazy: dtype %s has no lazy form (f32, f16, bf16, i64, bool)" % d)
     return TORCH_TO_NAME[d]
 
 
-def _factory(kind, size, kwargs, value=0.0):
+def _factory(kind, size, kwargs, value=0.0, dtype=None):
+    """size: the positional sizes, else the size= keyword."""
     g = graph()
+    if not size and "size" in kwargs:
+        size = (kwargs["size"],)
     if kind == "randn":
         # A seed of its own per call, fixed by torch.manual_seed: the values are the engine's
         # counter-based normal numbers (docs/lazy.md), not PyTorch's.
         value = (torch.initial_seed() * 1000003 + next(_seeds)) % (1 << 62)
-    node = g.factory(kind, ops._sizes(size), _dtype(kwargs), value, str(kwargs["device"]), caller_site())
+    node = g.factory(kind, ops._sizes(size), _dtype(kwargs, dtype), value, str(kwargs["device"]), caller_site())
     return LazyTensor(g, node, str(kwargs["device"]))
+
+
+def _full(args, kwargs):
+    """torch.full: without dtype=, the fill value's kind gives it (bool, int64, the default float)."""
+    fill = args[1] if len(args) > 1 else kwargs["fill_value"]
+    if isinstance(fill, torch.Tensor):
+        fill = fill.item()
+    if isinstance(fill, complex):
+        raise TypeError("assay_lazy: torch.full with a complex fill value: complex has no lazy form (recorded at %s)"
+                        % caller_site())
+    dtype = torch.bool if isinstance(fill, bool) else torch.int64 if isinstance(fill, int) else None
+    return _factory("full", args[:1], kwargs, float(fill), dtype)
 
 
 def _remote_arg(args, kwargs):
@@ -58,22 +73,6 @@ class LazyMode(TorchFunctionMode):
         kwargs = kwargs or {}
         if ops.first_lazy(list(args) + list(kwargs.values())) is not None:
             return ops.dispatch(func, args, kwargs)
-        if is_remote(kwargs.get("device")):
-            if func is torch.randn:
-                return _factory("randn", args, kwargs)
-            if func in (torch.zeros, torch.empty):
-                return _factory("zeros", args, kwargs)
-            if func is torch.ones:
-                return _factory("ones", args, kwargs)
-            if func is torch.full:
-                return _factory("full", args[:1], kwargs, float(args[1] if len(args) > 1 else kwargs["fill_value"]))
-            if func is torch.tensor:
-                device = kwargs.pop("device")
-                with torch._C.DisableTorchFunction():
-                    t = torch.tensor(*args, **kwargs)
-                return ops.from_tensor(t, graph(), str(device))
-            raise NotImplementedError("assay_lazy: %s on %s is not supported (randn, zeros, empty, ones, full and "
-                                      "tensor are)" % (ops.op_name(func), kwargs["device"]))
         if func is torch.Tensor.to and args and isinstance(args[0], torch.Tensor):
             device = _remote_arg(args, kwargs)
             if device is not None:
@@ -82,6 +81,23 @@ class LazyMode(TorchFunctionMode):
                 if dtype is not None:
                     t = t.to(dtype)
                 return ops.from_tensor(t, graph(), str(device))
+            return func(*args, **kwargs)
+        if is_remote(kwargs.get("device")):
+            if func is torch.randn:
+                return _factory("randn", args, kwargs)
+            if func in (torch.zeros, torch.empty):
+                return _factory("zeros", args, kwargs)
+            if func is torch.ones:
+                return _factory("ones", args, kwargs)
+            if func is torch.full:
+                return _full(args, kwargs)
+            if func is torch.tensor:
+                device = kwargs.pop("device")
+                with torch._C.DisableTorchFunction():
+                    t = torch.tensor(*args, **kwargs)
+                return ops.from_tensor(t, graph(), str(device))
+            raise NotImplementedError("assay_lazy: %s on %s is not supported (randn, zeros, empty, ones, full and "
+                                      "tensor are)" % (ops.op_name(func), kwargs["device"]))
         return func(*args, **kwargs)
 
 

@@ -130,6 +130,20 @@ class LazyTensor:
         from . import ops
         return ops.dispatch(func, args, kwargs or {})
 
+    def __getattr__(self, name):
+        """Any other torch.Tensor method goes through the same table and fallback policy as the torch
+        functions (an error naming it, or an eager run). Only called when normal lookup fails; private
+        and dunder names, and torch.Tensor's non-method attributes, stay AttributeErrors."""
+        func = None if name.startswith("_") else getattr(torch.Tensor, name, None)
+        if func is None or not callable(func):
+            raise AttributeError("'LazyTensor' object has no attribute %r" % (name,))
+
+        def call(*args, **kwargs):
+            from . import ops
+            return ops.dispatch(func, (self,) + args, kwargs)
+        call.__name__ = name
+        return call
+
 
 def _method(name):
     func = getattr(torch.Tensor, name)
@@ -148,6 +162,19 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
               "sqrt", "relu", "sigmoid", "tanh", "matmul", "mm", "bmm", "sum", "mean", "max", "amax", "softmax",
               "log_softmax", "reshape", "view", "transpose", "permute", "t", "expand", "expand_as", "unsqueeze",
               "squeeze", "contiguous", "to", "float", "half", "bfloat16", "long", "bool", "__gt__", "__lt__", "__ge__",
-              "__le__", "__eq__", "__ne__", "__pow__", "abs", "clone", "flatten"):
+              "__le__", "__eq__", "__ne__", "__pow__", "abs", "clone", "flatten", "where", "type_as"):
     setattr(LazyTensor, _name, _method(_name))
+# In-place operators and item assignment are refused (ops.INPLACE_OPERATORS): without them Python
+# would rebind `a += b` to a new tensor and leave a's aliases unchanged, silently.
+for _name in ("__iadd__", "__isub__", "__imul__", "__itruediv__", "__idiv__", "__ifloordiv__", "__imod__", "__ipow__",
+              "__imatmul__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__", "__setitem__"):
+    if hasattr(torch.Tensor, _name):
+        setattr(LazyTensor, _name, _method(_name))
+    else:  # (__imatmul__ where torch has none): the same refusal
+        setattr(LazyTensor, _name, (lambda n: lambda self, *a: _refuse(n))(_name))
+
+
+def _refuse(name):
+    from . import ops
+    ops.refuse_inplace("torch.Tensor." + name, ops.INPLACE_OPERATORS[name])
 LazyTensor.__hash__ = object.__hash__

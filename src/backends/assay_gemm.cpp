@@ -41,7 +41,7 @@ class AssayGemmInstance final : public GpuInstance {
       call.scale_a = static_cast<const float*>(in.at(2));
       call.scale_b = static_cast<const float*>(in.at(3));
     }
-    // Planned on the first call only: the timed loop launches without re-choosing.
+    // Planned once, on the first call: the timed loop only launches.
     if (plan_.name.empty()) {
       plan_ = kernels::plan_gemm(call, config_);
       if (plan_.name.empty()) throw SkipError("assay@" + config_ + ": " + plan_.unavailable);
@@ -69,8 +69,8 @@ std::string AssayBackend::description() const {
          "reference otherwise)";
 }
 
-// Every dtype of both workloads (f8e4m3 attention: the FP8 wgmma kernel, on Hopper; where a
-// configuration cannot run a problem, instantiate skips with the reason).
+// All dtypes of both workloads (f8e4m3 attention: the FP8 wgmma kernel on Hopper; where a
+// configuration cannot run a problem, instantiate skips, saying why).
 bool AssayBackend::supports(const std::string& workload, DType /*dtype*/) const {
   if (kernels::is_attention_config(gemm_config_)) return workload == "attention";
   return workload == "gemm" || (gemm_config_ == "auto" && workload == "attention");

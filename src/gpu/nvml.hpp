@@ -1,7 +1,7 @@
 #pragma once
 // NVML, opened at run time (libnvidia-ml.so.1; nvml.h is not on the build machines), with
-// only the entry points assay reads. Where the library or an entry point is missing, every
-// query returns nullopt with the reason, and nothing fails.
+// only the entry points assay reads. Where the library or an entry point is missing, a query
+// returns nullopt with the reason.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,7 +46,7 @@ struct MemoryRetirement {
 
 class Library {
  public:
-  // Opens and initializes `soname`; a missing library leaves the object unavailable.
+  // Opens `soname`; a missing library leaves the object unavailable.
   explicit Library(const std::string& soname = kLibrary);
   ~Library();
   Library(const Library&) = delete;

@@ -69,7 +69,8 @@ std::vector<float> linear(const Node& n, const Inputs& in) {
 std::vector<float> attention(const Node& n, const HostValue& q, const HostValue& k, const HostValue& v) {
   const int r = q.shape.rank;
   const std::int64_t L = q.shape[r - 2], E = q.shape[r - 1], S = k.shape[r - 2], Ev = v.shape[r - 1];
-  const std::int64_t batches = L * E != 0 ? q.shape.numel() / (L * E) : 0;
+  std::int64_t batches = 1;  // the leading dims' product (not numel / (L * E): E or L may be 0)
+  for (int d = 0; d < r - 2; ++d) batches *= q.shape[d];
   const bool causal = n.attrs.flags & kCausal;
   std::vector<float> out(static_cast<std::size_t>(n.shape.numel()));
   std::vector<double> p(static_cast<std::size_t>(S));
@@ -93,7 +94,8 @@ std::vector<float> attention(const Node& n, const HostValue& q, const HostValue&
       for (std::int64_t e = 0; e < Ev; ++e) {
         double acc = 0;
         for (std::int64_t j = 0; j < S; ++j) acc += p[static_cast<std::size_t>(j)] * at(v, vo + j * Ev + e);
-        out[static_cast<std::size_t>(oo + i * Ev + e)] = static_cast<float>(acc / z);
+        // No keys (S = 0): softmax over nothing, an empty sum of V rows, as torch's math path gives.
+        out[static_cast<std::size_t>(oo + i * Ev + e)] = S == 0 ? 0.0f : static_cast<float>(acc / z);
       }
     }
   }

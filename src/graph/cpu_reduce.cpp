@@ -1,4 +1,4 @@
-// Reductions and normalisations on the CPU, accumulated in double.
+// Reductions and normalisations on the CPU, in double.
 #include <cmath>
 #include <limits>
 

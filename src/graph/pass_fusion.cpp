@@ -1,7 +1,6 @@
-// Fusion grouping. A fusible node joins the group of an input when that input is the group's
-// tail, the tail has no other reader (so nothing outside needs it materialised) and the group
-// has not yet taken its reduction; otherwise it starts a group. Groups are chains, so a group
-// reads only values made before its output, and the graph of groups stays acyclic.
+// Fusion grouping. A fusible node joins an input's group when that input is the group's tail,
+// the tail has no other reader and the group has not taken its reduction; else it starts one. Groups are chains: a group reads only values
+// made before its output, and the graph of groups stays acyclic.
 #include <cstdio>
 
 #include "graph/dump.hpp"
@@ -25,7 +24,7 @@ namespace {
 
 std::string typed(const Node& n) { return std::string(elem_name(n.dtype)) + to_string(n.shape); }
 
-// The kernel's text: operands named by position, so node ids and sites do not enter the key.
+// The kernel's text: operands named by position (node ids and sites stay out of the key).
 void sign(FusionGroup& grp, const Graph& g) {
   std::string body;
   const auto local = [&](NodeId id) -> std::string {
@@ -54,17 +53,17 @@ FusionPlan plan_fusion(const Program& p) {
   const Graph& g = p.graph;
   FusionPlan plan;
   plan.group_of.assign(g.size(), -1);
-  std::vector<int> readers(g.size(), 0);  // consumers, outputs counted as readers
+  std::vector<int> readers(g.size(), 0);  // consumers (outputs count)
   for (const Node& n : g.nodes())
     for (int j = 0; j < n.n_inputs; ++j) ++readers[n.inputs[static_cast<std::size_t>(j)]];
   for (NodeId o : p.outputs) ++readers[o];
-  std::vector<char> closed;  // per group: has taken its reduction
+  std::vector<char> closed;  // per group: took its reduction
   for (NodeId i = 0; i < g.size(); ++i) {
     const Node& n = g.node(i);
     if (!fusible(n.op)) continue;
     int joined = -1;
-    // A reduction joins only through its first operand (the values it reduces), so that a
-    // group's chain always feeds its reduction's input 0 (the code generator relies on it).
+    // A reduction joins only through its operand 0 (the values it reduces): a group's chain
+    // always feeds its reduction's input 0, as the code generator needs.
     const int joinable = op_class(n.op) == OpClass::reduction ? 1 : n.n_inputs;
     for (int j = 0; j < joinable && joined < 0; ++j) {
       const NodeId in = n.inputs[static_cast<std::size_t>(j)];

@@ -23,7 +23,17 @@ Node node_from(std::string_view op, OpKind k, const Site& site, std::initializer
   return n;
 }
 
-LazyTensor emit(Graph& g, const Node& n) { return {&g, g.add(n)}; }
+LazyTensor emit(Graph& g, const Node& n) {
+  // No negative size (expand's -5 on a size-1 dim), and every element count, and every byte
+  // count from it, fits an int64 (a wrapped count read as 0).
+  std::int64_t count = 1;
+  for (int i = 0; i < n.shape.rank; ++i) {
+    if (n.shape[i] < 0) fail(op_name(n.op), "negative size in shape " + to_string(n.shape), n.site);
+    if (__builtin_mul_overflow(count, n.shape[i], &count) || count > (std::int64_t{1} << 60))
+      fail(op_name(n.op), "shape " + to_string(n.shape) + " has more than 2^60 elements", n.site);
+  }
+  return {&g, g.add(n)};
+}
 
 void require_floating(std::string_view op, LazyTensor a, const Site& site) {
   if (!is_floating(a.dtype()))

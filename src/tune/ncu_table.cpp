@@ -9,8 +9,8 @@ namespace assay::tune {
 
 namespace {
 
-// One CSV record (RFC 4180 quoting, as ncu writes it) from `text` at `pos`; advances `pos`
-// past its line end. Throws on an unterminated quote.
+// One CSV record (RFC 4180 quoting, as ncu writes it) at `pos`, which moves past its line
+// end. Throws on an unterminated quote.
 std::vector<std::string> read_record(const std::string& text, std::size_t& pos, const std::string& where) {
   std::vector<std::string> cells(1);
   bool quoted = false;
@@ -41,7 +41,7 @@ std::vector<std::string> read_record(const std::string& text, std::size_t& pos, 
 }
 
 // Base-unit factor of an ncu unit ("usecond" -> 1e3 in ns, "Kbyte" -> 1e3, "Mhz" -> 1e6);
-// nullopt for a unit assay does not know (the value is then not used).
+// nullopt for an unknown unit (its value is not used).
 std::optional<double> unit_scale(const std::string& unit) {
   static const std::map<std::string, double> scales = {
       {"", 1},          {"%", 1},          {"ns", 1},      {"nsecond", 1},  {"us", 1e3},    {"usecond", 1e3},
@@ -82,7 +82,7 @@ NcuTable parse_ncu_csv(const std::string& text, const std::string& origin) {
     const std::string where = origin + ":" + std::to_string(line);
     if (text[pos] != '"') {  // a message line of ncu's own (or a blank one)
       const std::size_t end = text.find('\n', pos);
-      const std::string msg = text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+      const std::string msg = text.substr(pos, end - pos);  // to the end where there is no '\n'
       pos = end == std::string::npos ? text.size() : end + 1;
       if (msg.rfind("==ERROR==", 0) == 0) t.errors.push_back(msg.substr(10));
       if (msg.rfind("==WARNING==", 0) == 0) t.warnings.push_back(msg.substr(12));
@@ -134,10 +134,9 @@ std::vector<std::string> MetricTable::metric_list() const {
 namespace {
 
 // The names every architecture since Ampere shares; sm_90 adds the wgmma counter. Tensor pipe:
-// every tensor instruction (mma.sync's HMMA and wgmma's HGMMA/QGMMA), as % of the elapsed
-// cycles of the whole GPU, like the other speed-of-light figures, so that a kernel that leaves
-// SMs idle does not read as busy. The tensor instruction count (tensor_op_hmma) includes the
-// wgmma ones (HGMMA, QGMMA): mma.sync's are the difference.
+// every tensor instruction (HMMA, HGMMA, QGMMA) as % of the whole GPU's elapsed cycles, like the
+// other speed-of-light figures, so that a kernel leaving SMs idle does not read as busy. The
+// tensor instruction count (tensor_op_hmma) includes wgmma's: mma.sync's are the difference.
 MetricTable ampere_family(std::string name) {
   MetricTable t;
   t.name = std::move(name);

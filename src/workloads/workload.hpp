@@ -1,7 +1,7 @@
 #pragma once
-// A workload is a problem family (gemm, ...). A Problem is one workload at concrete
-// parameters and dtype: it knows its FLOPs and bytes, makes seeded random inputs, and
-// computes fp64 reference values of its output (the oracle).
+// A workload is a problem family (gemm, ...); a Problem is one workload at given
+// parameters and dtype: it knows its FLOPs and bytes, makes seeded random inputs and
+// computes fp64 references of its output (the oracle).
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -25,7 +25,7 @@ struct HostTensor {
   static HostTensor zeros(DType dtype, std::vector<std::int64_t> shape);
 };
 
-// fp64 reference values for some (or all) elements of the output.
+// fp64 reference values of some (or all) output elements.
 struct Reference {
   std::string oracle;               // e.g. "fp64-cpu", "fp64-cpu-sampled-rows"
   std::vector<std::size_t> index;   // flat element indices into the output

@@ -82,10 +82,9 @@ double median_of(const std::string& mode, gpu::DeviceContext& ctx, unsigned long
   return median;
 }
 
-// An event window around one kernel costs a fixed ~3.1 us on an H100 (dispatch and retire of
-// the kernel; measured 2026-11-22, independent of the flush and the clock probes), so the
-// known duration is checked as the difference against an empty kernel, and the floor itself
-// is checked to show that the launch overhead (another ~2.7 us) is hidden.
+// An event window around one kernel costs a fixed ~3.1 us on an H100 (dispatch and retire;
+// measured 2026-11-22, whatever the flush and the clock probes), so the known duration is
+// checked against an empty kernel, and the floor shows the launch overhead (~2.7 us) hidden.
 TEST(ColdSampler, MeasuresA100usSpinWithin2Percent) {
   ASSAY_REQUIRE_GPU();
   gpu::DeviceContext ctx(0);
@@ -103,8 +102,8 @@ TEST(ColdSampler, MeasuresA100usSpinWithin2Percent) {
   }
 }
 
-// A kernel that streams 32 MiB from DRAM: after a memset flush it also writes back the dirty
-// lines its reads evict, after a clean (read) flush it has none to write (docs/measurement-notes.md,
+// A kernel streaming 32 MiB from DRAM: after a memset flush it also writes back the dirty
+// lines its reads evict; after a clean (read) flush it has none (docs/measurement-notes.md,
 // "The flush leaves dirty lines": 19.7 against 16.1 us for a 34 MB GEMM on an H100).
 TEST(ColdSampler, ACleanFlushLeavesNoDirtyLinesToWriteBack) {
   ASSAY_REQUIRE_GPU();
@@ -118,8 +117,7 @@ TEST(ColdSampler, ACleanFlushLeavesNoDirtyLinesToWriteBack) {
   };
   MeasurementRecord dirty_rec, clean_rec, warm_rec;
   const double dirty = median(false, dirty_rec), clean = median(true, clean_rec);
-  // Unflushed, back to back: the 32 MiB stay in L2. A clean flush that left them there (or read
-  // nothing) would time like this, so it must be well above it.
+  // Unflushed, back to back, the 32 MiB stay in L2: a clean flush must time well above this.
   measure::HotSampler hot(ctx, read, 0);
   warm_rec = measure::run_measurement(hot, config().method, config().criterion);
   const double warm = stats::summarize(warm_rec.samples_ns).median;
@@ -164,9 +162,9 @@ TEST(HostSampler, IncludesTheCallAndTheSync) {
   EXPECT_LT(s.median, 200'000);
 }
 
-// With a sample gap the GPU idles that long between samples whatever the host takes: 50 samples
-// 2 ms apart take at least 49 gaps (the first sample has none before it), the timed spin is
-// what it was, and a gap far shorter than the host's turnaround is overrun by nearly every sample.
+// With a sample gap the GPU idles that long between samples whatever the host takes: 50
+// samples 2 ms apart take at least 49 gaps, the spin times as before, and a gap far shorter
+// than the host's turnaround is overrun by nearly every sample.
 TEST(ColdSampler, KeepsTheSampleGapAndCountsOverruns) {
   ASSAY_REQUIRE_GPU();
   gpu::DeviceContext ctx(0);

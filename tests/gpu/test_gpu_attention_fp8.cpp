@@ -1,9 +1,8 @@
-// assay's FP8 (e4m3) flash attention (Hopper) against the fp64 computation on the dequantised
-// inputs it was given: the error left is the kernel's own (P rounded to e4m3, O to bf16), so the
-// bound is FP8's, and a relative L2 bound catches what an elementwise FP8 bound is too loose to:
-// a mis-scaled, permuted or unwritten output. The sharp-attention test makes every query attend
-// to one key, so a wrong key order in P·V (the kernel permutes V's keys to match P's registers)
-// shows as a whole wrong row.
+// assay's FP8 (e4m3) flash attention (Hopper) against fp64 on the dequantised inputs it was
+// given: the error left is the kernel's own (P rounded to e4m3, O to bf16), and a relative L2
+// bound catches what an elementwise FP8 bound is too loose for: a mis-scaled, permuted or
+// unwritten output. The sharp-attention test makes each query attend to one key, so a wrong
+// key order in P·V (the kernel permutes V's keys to match P's registers) shows as a wrong row.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -76,8 +75,8 @@ TEST(GpuFlashFp8, MatchesTheDequantisedReference) {
       EXPECT_EQ(variant.rfind("flash_fp8_", 0), 0u) << name << " ran " << variant;
     }
   }
-  // Grids of more than 3 waves of work: V transposed by the pre-pass at every d (the cases above
-  // take the in-kernel transposition at d <= 128).
+  // Grids of over 3 waves: V transposed by the pre-pass at every d (the cases above take the
+  // in-kernel transposition at d <= 128).
   for (auto [b, h, s, d, causal] : {std::tuple{8, 16, 1000, 64, 1}, std::tuple{4, 16, 777, 128, 0}}) {
     const AttentionProblem p(b, h, s, d, causal != 0, DType::f8e4m3);
     const std::string variant = expect_close(*find_backend("assay"), p, p.make_inputs(5), 0.03, 3000);

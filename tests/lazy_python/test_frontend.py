@@ -61,6 +61,32 @@ class Interception(unittest.TestCase):
         # torch itself is untouched where no lazy tensor or remote device is involved
         self.assertIsInstance(torch.randn(3) + 1, torch.Tensor)
 
+    def test_factories_take_size_as_a_keyword_and_full_infers_its_dtype(self):
+        self.assertEqual(torch.zeros(size=(2, 3), device=DEV).shape, torch.Size([2, 3]))
+        self.assertEqual(torch.ones(size=[4], device=DEV).shape, torch.Size([4]))
+        self.assertEqual(torch.randn(size=(2, 2), device=DEV).shape, torch.Size([2, 2]))
+        self.assertEqual(torch.empty(size=(1, 5), device=DEV).shape, torch.Size([1, 5]))
+        torch.testing.assert_close(torch.full(size=(2,), fill_value=1.5, device=DEV).cpu(), torch.full((2,), 1.5))
+        # without dtype=, the fill value's kind gives it, as in PyTorch: int -> int64, bool -> bool
+        for fill in (3, True, 2.5):
+            torch.testing.assert_close(torch.full((2,), fill, device=DEV).cpu(), torch.full((2,), fill))
+        self.assertEqual(torch.full((2,), 3, dtype=torch.float16, device=DEV).dtype, torch.float16)
+
+    def test_to_takes_the_device_as_a_keyword_and_follows_another_tensor(self):
+        h = torch.arange(4.0)
+        x = h.to(device=DEV)
+        self.assertIsInstance(x, assay_lazy.LazyTensor)
+        torch.testing.assert_close(x.cpu(), h)
+        self.assertIs(x.to(device=DEV), x)
+        self.assertEqual(x.to(DEV, torch.float16).dtype, torch.float16)
+        self.assertEqual(x.to(x.half()).dtype, torch.float16)  # a lazy other: its dtype, still lazy
+        self.assertIsInstance(x.to(x.half()), assay_lazy.LazyTensor)
+        on_host = x.to(torch.ones(1, dtype=torch.float16))  # a host other: its device (the host) and dtype
+        self.assertNotIsInstance(on_host, assay_lazy.LazyTensor)
+        torch.testing.assert_close(on_host, h.half())
+        self.assertEqual(h.to(x.half()).dtype, torch.float16)  # a host tensor to a lazy other's device and dtype
+        self.assertEqual(x.type_as(x.half()).dtype, torch.float16)
+
     def test_graph_building_records_nodes_and_their_inputs(self):
         x = torch.randn(8, 8, device=DEV)
         n0, before = assay_lazy.graph().node_count(), runs()
@@ -137,6 +163,106 @@ class RecordTimeErrors(unittest.TestCase):
             assay_lazy.set_fallback("error")
 
 
+class Refusals(unittest.TestCase):
+    """What lazy tensors cannot record is an error naming the torch op at the recording line (or,
+    where the fallback policy allows, an eager run), never a silently different result."""
+
+    def setUp(self):
+        assay_lazy.set_fallback("error")
+
+    def tearDown(self):
+        assay_lazy.set_fallback("error")
+
+    def test_mm_and_bmm_need_their_exact_ranks(self):
+        for fn, a, b in ((torch.mm, (2, 3, 4), (4, 5)), (torch.mm, (3,), (3, 4)), (torch.bmm, (1, 3, 4), (2, 4, 5)),
+                         (torch.bmm, (3, 4), (4, 5)), (torch.bmm, (2, 3, 4), (2, 5, 6))):
+            with self.assertRaises(RuntimeError):  # eager refuses them too
+                fn(torch.ones(a), torch.ones(b))
+            with self.assertRaises(assay_lazy.LazyError) as e:
+                fn(torch.ones(a, device=DEV), torch.ones(b, device=DEV))
+            line = sys._getframe().f_lineno - 1
+            self.assertIn(fn.__name__ + ": ", str(e.exception))
+            self.assertIn("%s:%d" % (HERE, line), str(e.exception))
+
+    def test_in_place_ops_and_out_are_refused_with_either_policy(self):
+        for policy in ("error", "eager"):
+            assay_lazy.set_fallback(policy)
+            a = torch.ones(2, device=DEV)
+            b = a
+            for stmt, name in ((lambda: a.__iadd__(1), "__iadd__ (+="), (lambda: a.__isub__(1), "__isub__ (-="),
+                               (lambda: a.__imul__(2), "__imul__ (*="), (lambda: a.__itruediv__(2), "(/="),
+                               (lambda: a.add_(1), "torch.Tensor.add_"), (lambda: a.__setitem__(0, 1.0), "__setitem__"),
+                               (lambda: torch.relu_(a), "torch.relu_"), (lambda: F.relu(a, inplace=True), "relu"),
+                               (lambda: F.relu(a, True), "relu"),
+                               (lambda: torch.add(a, a, out=torch.zeros(2, device=DEV)), "torch.add (with out=)"),
+                               (lambda: torch.cumsum(a, 0, out=torch.zeros(2, device=DEV)), "torch.cumsum")):
+                with self.assertRaises(NotImplementedError) as e:
+                    stmt()
+                self.assertIn(name, str(e.exception))
+                self.assertIn("in place", str(e.exception))
+            with self.assertRaises(NotImplementedError):
+                a += 1  # the statement itself: `a` is not rebound, `b` is not left behind
+            self.assertIs(a, b)
+            torch.testing.assert_close(b.cpu(), torch.ones(2))
+        self.assertNotIn("torch.Tensor.add_", assay_lazy.report())
+
+    def test_unexpected_arguments_name_the_torch_op(self):
+        x = torch.ones(2, 3, device=DEV)
+        torch.testing.assert_close(x.sum(axis=0).cpu(), torch.full((3,), 2.0))  # NumPy's name, as torch takes it
+        with self.assertRaises(NotImplementedError) as e:
+            x.sum(bogus=0)
+        self.assertIn("torch.Tensor.sum", str(e.exception))
+        self.assertIn("bogus", str(e.exception))
+        self.assertNotIn("_sum()", str(e.exception))
+        with self.assertRaises(NotImplementedError) as e:
+            torch.mul(x, 2, out=torch.zeros(2, 3, device=DEV))
+        self.assertIn("torch.mul", str(e.exception))
+
+    def test_unknown_tensor_methods_follow_the_fallback_policy(self):
+        h = torch.tensor([-1.0, 0.25, 2.0])
+        x = lazy(h)
+        for call, name in ((lambda: x.clamp(0, 0.5), "torch.Tensor.clamp"), (lambda: x.double(), "torch.Tensor.double"),
+                           (lambda: x.cumsum(0), "torch.Tensor.cumsum")):
+            with self.assertRaises(NotImplementedError) as e:
+                call()
+            self.assertIn(name, str(e.exception))
+            self.assertIn(HERE, str(e.exception))
+        self.assertTrue(hasattr(x, "clamp"))
+        self.assertFalse(hasattr(x, "requires_grad"))  # not a method: still an AttributeError
+        self.assertFalse(hasattr(x, "_not_there"))
+        assay_lazy.set_fallback("eager")
+        before = assay_lazy.report().get("torch.Tensor.clamp", 0)
+        y = x.clamp(0, 0.5) * 2
+        self.assertIsInstance(y, assay_lazy.LazyTensor)
+        torch.testing.assert_close(y.cpu(), h.clamp(0, 0.5) * 2)
+        self.assertEqual(assay_lazy.report()["torch.Tensor.clamp"], before + 1)
+        with self.assertRaises(TypeError):  # its float64 result has no lazy form: named, not converted
+            x.double()
+
+    def test_views_check_their_dims_like_eager(self):
+        x = torch.ones(2, 3, 4, device=DEV)
+        with self.assertRaises(assay_lazy.LazyError) as e:
+            x.t()
+        self.assertIn("t: ", str(e.exception))
+        for call in (lambda: x.unsqueeze(5), lambda: x.unsqueeze(-5), lambda: x.transpose(0, 3), lambda: x.squeeze(3)):
+            with self.assertRaises(IndexError):
+                call()
+        self.assertEqual(x.unsqueeze(3).shape, torch.Size([2, 3, 4, 1]))
+        self.assertEqual(x.unsqueeze(-1).shape, torch.Size([2, 3, 4, 1]))
+
+    def test_max_of_two_tensors_is_named_as_the_elementwise_maximum(self):
+        a, b = torch.tensor([1.0, 5.0]), torch.tensor([3.0, 2.0])
+        with self.assertRaises(NotImplementedError) as e:
+            torch.max(lazy(a), lazy(b))
+        self.assertIn("elementwise", str(e.exception))
+        self.assertNotIn("with a dim", str(e.exception))
+        with self.assertRaises(NotImplementedError) as e:
+            torch.max(lazy(a), 0)
+        self.assertIn("with a dim", str(e.exception))
+        assay_lazy.set_fallback("eager")
+        torch.testing.assert_close(torch.max(lazy(a), lazy(b)).cpu(), torch.max(a, b))
+
+
 class AgainstEager(unittest.TestCase):
     """Each op on lazy tensors made from host values equals PyTorch eager on those values."""
 
@@ -169,6 +295,51 @@ class AgainstEager(unittest.TestCase):
         self.check(lambda x: x.half().float(), a)
         self.check(lambda x: x.to(torch.bfloat16).to(torch.float32), a)
         self.check(lambda x: x.half() * 2, a, atol=1e-3, rtol=1e-3)
+
+    def test_softmax_takes_a_positional_dtype(self):
+        a = torch.randn(3, 5).half()
+        self.check(lambda x: torch.softmax(x, -1, torch.float32), a)
+        self.check(lambda x: torch.log_softmax(x, 1, torch.float32), a)
+        self.check(lambda x: x.softmax(-1, torch.float32), a)
+        self.check(lambda x: x.log_softmax(-1, torch.float32), a)
+        self.check(lambda x: F.softmax(x, -1, 3, torch.float32), a)  # F's third is _stacklevel
+        self.check(lambda x: F.log_softmax(x, -1, dtype=torch.float32), a)
+
+    def test_where_promotes_python_numbers_as_torch_does(self):
+        m = torch.tensor([True, False, True])
+        self.check(lambda c: torch.where(c, 0.0, 1.0), m)  # two floats: the default float dtype
+        self.check(lambda c: torch.where(c, 0, 1), m)  # two ints: int64
+        self.check(lambda c: torch.where(c, True, False), m)
+        self.check(lambda c, x: torch.where(c, x, 0.5), m, torch.tensor([1, 2, 3]))  # int64 tensor, float: float
+        self.check(lambda c, x: torch.where(c, 2, x), m, torch.tensor([False, True, True]))  # bool tensor, int: int64
+        self.check(lambda c, x: torch.where(c, x, 0.5), m, torch.randn(3).half())  # same kind: the tensor's dtype
+        self.check(lambda c, x, y: x.where(c, y), m, torch.randn(3), torch.randn(3))
+
+    def test_bool_indices(self):
+        a = torch.randn(2, 3)
+        for index in (True, False, (0, True), (True, 0), (slice(None), False), (Ellipsis, True), (True, Ellipsis, 0),
+                      (None, True)):
+            self.check(lambda x: x[index] + 0, a)
+        with self.assertRaises(NotImplementedError):
+            lazy(a)[True, True]  # more than one bool: one dim for all of them in torch
+        self.check(lambda x: x[True] + 0, torch.tensor(2.0))
+        self.check(lambda x: x[False] + 0, torch.tensor(2.0))
+
+    def test_a_host_first_operand(self):
+        x, w, b = torch.randn(2, 4), torch.randn(3, 4), torch.randn(3)
+        torch.testing.assert_close(F.linear(x, lazy(w)).cpu(), F.linear(x, w), atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(F.linear(x, w, lazy(b)).cpu(), F.linear(x, w, b), atol=1e-5, rtol=1e-5)
+        n = torch.randn(4)
+        torch.testing.assert_close(F.layer_norm(x, (4,), lazy(n)).cpu(), F.layer_norm(x, (4,), n), atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(torch.mm(x, lazy(w).t()).cpu(), x @ w.t(), atol=1e-5, rtol=1e-5)
+
+    def test_zero_d_views(self):
+        s = torch.tensor(3.0)
+        self.check(lambda x: x.transpose(0, -1) + 0, s)
+        self.check(lambda x: x.squeeze(0) + 0, s)
+        self.check(lambda x: x.squeeze(-1) + 0, s)
+        self.check(lambda x: x.t() + 0, s)
+        self.check(lambda x: x.unsqueeze(-1) + 0, s)
 
     def test_linear_algebra(self):
         self.check(lambda x, y: x @ y, torch.randn(5, 7), torch.randn(7, 3))

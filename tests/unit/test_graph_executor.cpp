@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "graph/error.hpp"
 #include "graph/executor.hpp"
 #include "graph/random.hpp"
 
@@ -229,6 +230,32 @@ TEST(CpuExecutor, AttentionCausalAndNot) {
                             : materialize(scaled_dot_product_attention(q, k, v));
     expect_near(got, want);
   }
+}
+
+// Empty head dim or no keys, as torch's math path: E = 0 makes every score 0 (each output row the
+// mean of V's rows); S = 0 makes each output row an empty sum (zeros), not 0/0.
+TEST(CpuExecutor, AttentionWithAnEmptyHeadDimOrNoKeys) {
+  Graph g;
+  auto v = data(g, {2, 3, 4});
+  const auto vv = in64(v);
+  const auto got = materialize(scaled_dot_product_attention(zeros(g, {2, 5, 0}), zeros(g, {2, 3, 0}), v, false, 1.0));
+  ASSERT_EQ(got.shape, (Shape{2, 5, 4}));
+  std::vector<double> want;
+  for (int b = 0; b < 2; ++b)
+    for (int i = 0; i < 5; ++i)
+      for (int e = 0; e < 4; ++e) want.push_back((vv[(b * 3) * 4 + e] + vv[(b * 3 + 1) * 4 + e] + vv[(b * 3 + 2) * 4 + e]) / 3);
+  expect_near(got, want);
+  const auto none = materialize(scaled_dot_product_attention(ones(g, {1, 2, 4}), ones(g, {1, 0, 4}), ones(g, {1, 0, 3})));
+  expect_near(none, std::vector<double>(6, 0.0));
+}
+
+// An element count past int64 (2^32 x 2^32 wrapped to 0) is refused where it is recorded.
+TEST(CpuExecutor, ElementCountsPastInt64AreRefused) {
+  Graph g;
+  EXPECT_THROW(ones(g, {std::int64_t{1} << 32, std::int64_t{1} << 32}), GraphError);
+  auto one = ones(g, {1, 1});
+  EXPECT_THROW(expand(one, {std::int64_t{1} << 32, std::int64_t{1} << 32}), GraphError);
+  EXPECT_THROW(expand(one, {-5, 1}), GraphError);  // a negative size, not -1
 }
 
 TEST(CpuExecutor, Views) {
