@@ -35,7 +35,7 @@ def op_name(func):
     qual = getattr(func, "__qualname__", None) or getattr(func, "__name__", repr(func))
     if mod.startswith("torch._C._nn") or mod == "torch.nn.functional":
         return "torch.nn.functional." + qual
-    if qual.startswith("_TensorBase.") or qual.startswith("Tensor."):
+    if qual.split(".", 1)[0] in ("_TensorBase", "TensorBase", "Tensor"):  # TensorBase: torch 2.x's C methods
         return "torch.Tensor." + qual.split(".", 1)[1]
     if qual.startswith("_VariableFunctionsClass."):  # torch.cumsum and the other builtins
         return "torch." + qual.split(".", 1)[1]

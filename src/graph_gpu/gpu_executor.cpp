@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -504,7 +503,8 @@ struct GpuExecutor::Impl {
     s.E = q.shape[r - 1];
     s.S = k.shape[r - 2];
     s.Ev = v.shape[r - 1];
-    s.batches = s.L * s.E != 0 ? q.shape.numel() / (s.L * s.E) : 0;
+    s.batches = 1;  // the leading dims' product (not numel / (L * E): E or L may be 0)
+    for (int d = 0; d < r - 2; ++d) s.batches *= q.shape[d];
     s.scale = static_cast<float>(n.attrs.value);
     s.causal = n.attrs.flags & kCausal;
     s.dtype = n.dtype;
@@ -808,9 +808,8 @@ struct GpuExecutor::Impl {
           break;
         }
         case StepKind::composite: {
-          if (s.S == 0) {  // no keys: 0/0, as the reference computes it
-            ASSAY_CUDA(gpu::launch_fill(addr(p, base, s.dst), elem(s.dtype), s.batches * s.L * s.Ev,
-                                        std::numeric_limits<double>::quiet_NaN(), st));
+          if (s.S == 0) {  // no keys: an empty sum of V rows, as torch's math path and the CPU executor give
+            ASSAY_CUDA(gpu::launch_fill(addr(p, base, s.dst), elem(s.dtype), s.batches * s.L * s.Ev, 0.0, st));
             break;
           }
           // scores[L,S] = Q[L,E] · Kᵀ (K [S,E] read transposed), fp32 out

@@ -200,8 +200,11 @@ TEST(GpuLazy, EdgeShapesAndLayouts) {
     auto ln = layer_norm(randn(g, {8, 32}, 7, o), {32}, std::nullopt, std::nullopt, 1.0);
     auto big = randn(g, {5, 101}, 8, o);
     auto lin = linear(slice(big, 0, 1, 5), randn(g, {12, 101}, 9, o), randn(g, {12}, 10, o));  // offset 101 elements
-    check_program(ex, g, {matmul(e1, w).id, matmul(e2, w).id, e1.id, empty_n.id, empty_k.id, ln.id, lin.id}, t,
-                  std::string("edges ") + std::string(elem_name(t)));
+    // Attention with an empty head dim (every row the mean of V's) or no keys (zeros), as the CPU executor.
+    auto no_e = scaled_dot_product_attention(randn(g, {2, 5, 0}, 11, o), randn(g, {2, 3, 0}, 12, o), randn(g, {2, 3, 4}, 13, o));
+    auto no_s = scaled_dot_product_attention(randn(g, {1, 2, 4}, 14, o), randn(g, {1, 0, 4}, 15, o), randn(g, {1, 0, 3}, 16, o));
+    check_program(ex, g, {matmul(e1, w).id, matmul(e2, w).id, e1.id, empty_n.id, empty_k.id, ln.id, lin.id, no_e.id, no_s.id},
+                  t, std::string("edges ") + std::string(elem_name(t)));
   }
 }
 
