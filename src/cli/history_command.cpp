@@ -31,6 +31,10 @@ Action add_history_command(CLI::App& app) {
   app.add_option("--window", f->cp.window, "E-divisive window, in runs")->capture_default_str();
 
   return [f]() -> int {
+    // E-divisive stops at the first candidate whose p-value is not below --max-p: 1 never stops it.
+    if (!(f->cp.max_p_value > 0 && f->cp.max_p_value < 1))
+      throw InputError("--max-p " + std::to_string(f->cp.max_p_value) + ": a p-value in (0, 1)");
+    if (!(f->min_change_pct >= 0)) throw InputError("--min-change " + std::to_string(f->min_change_pct) + ": a change in %, >= 0");
     const std::string since = f->since.empty() ? "" : report::since_to_utc(f->since, std::time(nullptr));
     store::HistoryDb db = store::HistoryDb::open_for_reading(store::history_path(f->history));
     if (db.run_count() == 0) throw InputError(db.path() + ": the history is empty (no run recorded yet)");

@@ -93,9 +93,10 @@ SideMap collect(const store::RunSet& set, const CompareOptions& o, const std::op
         s.samples.push_back(std::move(v));
         s.gaps_us.insert(c.measurement->gap_us);
       } else if (s.skipped_reason.empty()) {
-        s.skipped_reason = o.metric == Metric::time
-                               ? "no samples"
-                               : "no " + metric_name(o.metric) + " (the work or the peak of this case is unknown)";
+        s.skipped_reason = o.metric == Metric::time     ? "no samples"
+                           : o.metric == Metric::cycles ? "no cycles (no SM clock was recorded with its samples)"
+                                                        : "no " + metric_name(o.metric) +
+                                                              " (the work or the peak of this case is unknown)";
       }
     }
   }

@@ -57,9 +57,15 @@ GateResult apply_gate(const Comparison& c, const GateRules& rules) {
   if (rules.require) {
     const auto n = std::count_if(c.cases.begin(), c.cases.end(),
                                  [&](const CaseComparison& cc) { return misses_require(cc, rules); });
+    // Said only where it applies: a NEW or GONE case misses --require for what it is.
+    const auto unsure_n = std::count_if(c.cases.begin(), c.cases.end(), [&](const CaseComparison& cc) {
+      return misses_require(cc, rules) && cc.verdict == *rules.require && unsure(cc, rules);
+    });
     if (n > 0)
       r.reasons.push_back(std::to_string(n) + " case(s) not " + stats::verdict_name(*rules.require) + " (--require" +
-                          (rules.gate_single_session ? "" : "; a single-session verdict without history does not count") +
+                          (unsure_n > 0 ? "; " + std::to_string(unsure_n) +
+                                              " of them single-session verdicts without history, which do not count"
+                                        : "") +
                           ")");
   }
   r.passed = r.reasons.empty();

@@ -31,8 +31,16 @@ std::string since_to_utc(const std::string& since, std::time_t now) {
     const long unit = m[2] == "m" ? 60 : m[2] == "h" ? 3600 : m[2] == "d" ? 86400 : 7 * 86400;
     return utc_text(now - static_cast<std::time_t>(n * unit));
   }
-  if (std::regex_match(since, std::regex("[0-9]{4}-[0-9]{2}-[0-9]{2}"))) return since + "T00:00:00Z";
-  if (std::regex_match(since, std::regex("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z"))) return since;
+  // A calendar date (and time): month 1-12, a day the month has, hh 0-23, mm and ss 0-59.
+  if (std::regex_match(since, m, std::regex("([0-9]{4})-([0-9]{2})-([0-9]{2})(T([0-9]{2}):([0-9]{2}):([0-9]{2})Z)?"))) {
+    const int y = std::stoi(m[1]), mo = std::stoi(m[2]), d = std::stoi(m[3]);
+    const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    const int days[] = {31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const bool date_ok = mo >= 1 && mo <= 12 && d >= 1 && d <= days[mo - 1];
+    const bool time_ok = !m[4].matched || (std::stoi(m[5]) <= 23 && std::stoi(m[6]) <= 59 && std::stoi(m[7]) <= 59);
+    if (!date_ok || !time_ok) throw InputError("--since '" + since + "': not a calendar date and time (UTC)");
+    return m[4].matched ? since : since + "T00:00:00Z";
+  }
   throw InputError("--since '" + since + "': use a duration (30d, 12h, 2w, 45m) or a UTC date (2026-11-01)");
 }
 

@@ -397,6 +397,9 @@ TEST(Gate, FailOnRequireAndFailedChecks) {
   EXPECT_FALSE(slower.passed);
   ASSERT_EQ(slower.reasons.size(), 1u);
   EXPECT_EQ(slower.reasons[0], "1 case(s) SLOWER (--fail-on)");
+  const GateResult require = apply_gate(c, {{}, Verdict::same});  // NEW and GONE miss it for what they are
+  ASSERT_EQ(require.reasons.size(), 1u);
+  EXPECT_EQ(require.reasons[0].find("single-session"), std::string::npos) << require.reasons[0];
   EXPECT_FALSE(apply_gate(c, {{}, Verdict::faster}).passed);
 
   CompareOptions only_faster = with_quiet_history(f.cand);

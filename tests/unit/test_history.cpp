@@ -231,6 +231,9 @@ TEST(History, SinceParsesDurationsAndDates) {
   EXPECT_EQ(report::since_to_utc("45m", now), "2026-11-21T23:15:00Z");
   EXPECT_EQ(report::since_to_utc("2026-11-01", now), "2026-11-01T00:00:00Z");
   EXPECT_THROW(report::since_to_utc("last week", now), InputError);
+  EXPECT_EQ(report::since_to_utc("2028-02-29T23:59:59Z", now), "2028-02-29T23:59:59Z");
+  for (const char* bad : {"2026-13-45", "2026-02-29", "2026-04-31", "2026-00-10", "2026-11-01T24:00:00Z"})
+    EXPECT_THROW(report::since_to_utc(bad, now), InputError) << bad;  // not a calendar date and time
 }
 
 // A run checks its history before the first case: a history that could not be created after the
