@@ -1,20 +1,44 @@
 // Markdown for a pull-request comment or a GitHub Actions job summary.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string_view>
+
 #include "report/compare_outputs.hpp"
 
 namespace assay::report {
 namespace {
 
-// Table cells must not break the table: pipes escaped, no newlines.
-std::string cell(std::string s) {
+// Text in a table cell or a list line: it must not break the table (pipes escaped, no line ends)
+// nor bring raw HTML into a pull-request comment (a reason holding </details> or <img>).
+std::string cell(std::string_view s) {
   std::string out;
   for (char ch : s) {
     if (ch == '|') out += "\\|";
-    else if (ch == '\n') out += ' ';
+    else if (ch == '\n' || ch == '\r') out += ' ';
+    else if (ch == '<') out += "&lt;";
+    else if (ch == '>') out += "&gt;";
+    else if (ch == '&') out += "&amp;";
     else out += ch;
   }
   return out;
+}
+
+// An inline code span that shows `s` as it is: its fence is longer than any run of backticks in
+// it (CommonMark), padded with a space where `s` starts or ends with one.
+std::string code(std::string_view s) {
+  std::string body;
+  std::size_t run = 0, longest = 0;
+  for (char ch : s) {
+    run = ch == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+    if (ch == '|') body += "\\|";  // GFM: a pipe inside a cell, code span or not
+    else if (ch == '\n' || ch == '\r') body += ' ';
+    else body += ch;
+  }
+  const std::string fence(longest + 1, '`');
+  const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
+  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
 }
 
 std::string verdict_cell(const CaseComparison& c) {
@@ -26,7 +50,7 @@ std::string verdict_cell(const CaseComparison& c) {
 }  // namespace
 
 std::string comparison_markdown(const Comparison& c, const GateResult& gate) {
-  std::string md = fmt::format("## assay compare: `{}` → `{}`\n\n", cell(c.base_label), cell(c.cand_label));
+  std::string md = fmt::format("## assay compare: {} → {}\n\n", code(c.base_label), code(c.cand_label));
   md += gate.passed ? "**Gate: pass.**" : "**Gate: FAIL.**";
   for (const auto& r : gate.reasons) md += " " + r + ".";
   for (const auto& n : gate.notes) md += " (" + n + ".)";
@@ -38,13 +62,13 @@ std::string comparison_markdown(const Comparison& c, const GateResult& gate) {
                                                      cc.stats->ratio_ci.hi)
                                        : "–";
     const auto [base, cand] = shown_medians(cc);
-    md += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", cell(cc.case_id),
+    md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", code(cc.case_id),
                       base ? metric_value_text(*base, c.metric) : "–", cand ? metric_value_text(*cand, c.metric) : "–",
                       ratio, verdict_cell(cc), cc.noise.empty() ? "–" : cell(cc.noise));
   }
   md += "\n<details><summary>Why each verdict</summary>\n\n";
   for (const auto& cc : c.cases)
-    md += fmt::format("- `{}` **{}**: {}\n", cell(cc.case_id), compare::verdict_label(cc), cell(cc.why));
+    md += fmt::format("- {} **{}**: {}\n", code(cc.case_id), compare::verdict_label(cc), cell(cc.why));
   md += "\n</details>\n\n";
   md += fmt::format(
       "Base: {}. Candidate: {}. Metric: {}, from the raw samples. One session a side: ratio of medians, {:g}% CI "

@@ -12,7 +12,10 @@ std::string html_escape(std::string_view text) {
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '\t': case '\n': case '\r': out += c; break;
+      // Other control characters are not allowed in XML 1.0 (JUnit) and show as nothing in HTML:
+      // U+FFFD marks where one was (an ANSI colour code in a reason, say).
+      default: out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? std::string("\xEF\xBF\xBD") : std::string(1, c);
     }
   }
   return out;

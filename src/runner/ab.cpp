@@ -113,7 +113,7 @@ bool still_ambiguous(const std::vector<CaseRecord>& base, const std::vector<Case
 std::string program_version(const std::string& flag, const WorkerProgram& program) {
   if (::access(program.path.c_str(), X_OK) != 0)
     throw InputError(flag + " '" + program.path + "': not an executable file");
-  std::vector<std::string> argv{"/usr/bin/env"};
+  std::vector<std::string> argv{"/usr/bin/env", "--"};  // settings are never env's options
   argv.insert(argv.end(), program.env.begin(), program.env.end());
   argv.push_back(program.path);
   argv.push_back("--version");

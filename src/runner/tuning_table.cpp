@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <regex>
 
+#include "backends/backend.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "runner/tune_run.hpp"
@@ -149,15 +151,18 @@ TuningTable load_tuning_table(const std::string& path) {
     e.variant = str(o, "variant", at);
     e.backend = str(o, "backend", at);
     if (!o.contains("env") || !o["env"].is_array()) throw InputError(path + ": field '" + at + "env' must be an array");
+    static const std::regex setting("[A-Za-z_][A-Za-z0-9_]*=.*");  // as suites' and tune's variants
     for (const auto& x : o["env"]) {
-      if (!x.is_string() || x.get<std::string>().find('=') == std::string::npos)
-        throw InputError(path + ": field '" + at + "env' must hold NAME=value strings");
+      if (!x.is_string() || !std::regex_match(x.get<std::string>(), setting))
+        throw InputError(path + ": field '" + at + "env' must hold NAME=value strings (NAME: letters, digits, _)");
       e.env.push_back(x.get<std::string>());
     }
     if (!o.contains("speedup") || !o["speedup"].is_number()) throw InputError(path + ": field '" + at + "speedup' must be a number");
     e.speedup = o["speedup"].get<double>();
     if (family(e.backend) != t.applies_to)
       throw InputError(path + ": field '" + at + "backend' is '" + e.backend + "', not a backend of '" + t.applies_to + "'");
+    if (!find_backend(e.backend))
+      throw InputError(path + ": field '" + at + "backend' is '" + e.backend + "', which no backend here is (assay list)");
     t.entries.push_back(std::move(e));
   }
   return t;

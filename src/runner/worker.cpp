@@ -74,6 +74,7 @@ CaseRecord run_case_in_worker(const verify::ResolvedCase& rc, double timeout_s, 
   std::vector<std::string> argv = program.wrapper;
   if (!program.env.empty()) {
     argv.push_back("/usr/bin/env");
+    argv.push_back("--");  // no setting is taken as one of env's options (--split-string=...)
     argv.insert(argv.end(), program.env.begin(), program.env.end());
   }
   argv.push_back(self);

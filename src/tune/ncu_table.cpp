@@ -1,6 +1,8 @@
 #include "tune/ncu_table.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
@@ -66,7 +68,9 @@ std::optional<double> NcuRow::number(const std::string& metric) const {
   if (digits.empty()) return std::nullopt;
   char* end = nullptr;
   const double v = std::strtod(digits.c_str(), &end);
-  if (end == digits.c_str() || *end != '\0') return std::nullopt;  // "n/a", text
+  // "n/a", text, and what strtod takes beyond ncu's decimal numbers: inf, nan, 1e999, hex.
+  if (end == digits.c_str() || *end != '\0' || !std::isfinite(v) || digits.find_first_of("xX") != std::string::npos)
+    return std::nullopt;
   const auto u = units.find(metric);
   const auto scale = unit_scale(u == units.end() ? std::string() : u->second);
   if (!scale) return std::nullopt;
@@ -84,8 +88,10 @@ NcuTable parse_ncu_csv(const std::string& text, const std::string& origin) {
       const std::size_t end = text.find('\n', pos);
       const std::string msg = text.substr(pos, end - pos);  // to the end where there is no '\n'
       pos = end == std::string::npos ? text.size() : end + 1;
-      if (msg.rfind("==ERROR==", 0) == 0) t.errors.push_back(msg.substr(10));
-      if (msg.rfind("==WARNING==", 0) == 0) t.warnings.push_back(msg.substr(12));
+      // "==ERROR== text": the text (empty for a bare tag, as a truncated log ends).
+      const auto after = [&msg](std::size_t n) { return msg.substr(std::min(msg.size(), n)); };
+      if (msg.rfind("==ERROR==", 0) == 0) t.errors.push_back(after(10));
+      if (msg.rfind("==WARNING==", 0) == 0) t.warnings.push_back(after(12));
       continue;
     }
     auto cells = read_record(text, pos, where);

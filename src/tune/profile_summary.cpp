@@ -20,6 +20,16 @@ std::optional<double> median_of(const std::vector<const NcuRow*>& rows, const st
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// A percentage ncu gave, refused outside [0, 200] (a few of ncu's rates pass 100 slightly; -500
+// or 1e9 is a broken log, which must not be classed as a bottleneck).
+std::optional<double> pct_of(const std::vector<const NcuRow*>& rows, const std::string& metric, const std::string& kernel) {
+  const auto v = median_of(rows, metric);
+  if (v && !(*v >= 0 && *v <= 200))
+    throw std::invalid_argument("ncu gave " + std::to_string(*v) + " for " + metric + " of kernel " + kernel +
+                                ": a percentage, in [0, 200]");
+  return v;
+}
+
 std::optional<double> sum_of(std::optional<double> a, std::optional<double> b) {
   if (!a && !b) return std::nullopt;
   return a.value_or(0) + b.value_or(0);
@@ -46,21 +56,21 @@ KernelProfileRecord kernel_record(const std::string& name, const std::vector<con
   k.grid = rows.front()->grid;
   k.block = rows.front()->block;
   const auto duration = median_of(rows, m.duration);
-  if (!duration || !(*duration > 0))
-    throw std::invalid_argument("ncu gave no duration (" + m.duration + ") for kernel " + name);
+  if (!duration || !(*duration > 0) || *duration > 1e15)
+    throw std::invalid_argument("ncu gave no duration in (0, 1e15] ns (" + m.duration + ") for kernel " + name);
   k.duration_ns = *duration;
   if (const auto hz = median_of(rows, m.sm_clock_hz)) k.sm_clock_mhz = *hz / 1e6;
-  k.compute_pct = median_of(rows, m.compute_pct);
-  k.memory_pct = median_of(rows, m.memory_pct);
-  k.dram_pct = median_of(rows, m.dram_pct);
+  k.compute_pct = pct_of(rows, m.compute_pct, name);
+  k.memory_pct = pct_of(rows, m.memory_pct, name);
+  k.dram_pct = pct_of(rows, m.dram_pct, name);
   k.dram_bytes = sum_of(median_of(rows, m.dram_read_bytes), median_of(rows, m.dram_write_bytes));
   if (const auto bps = median_of(rows, m.dram_bytes_per_s)) k.dram_gbs = *bps / 1e9;
-  k.l2_hit_pct = median_of(rows, m.l2_hit_pct);
-  k.tensor_pipe_pct = median_of(rows, m.tensor_pipe_pct);
+  k.l2_hit_pct = pct_of(rows, m.l2_hit_pct, name);
+  k.tensor_pipe_pct = pct_of(rows, m.tensor_pipe_pct, name);
   k.wgmma_instructions = median_of(rows, m.wgmma_instructions);
   if (const auto all = median_of(rows, m.tensor_instructions))
     k.mma_instructions = std::max(0.0, *all - k.wgmma_instructions.value_or(0));
-  k.occupancy_pct = median_of(rows, m.occupancy_pct);
+  k.occupancy_pct = pct_of(rows, m.occupancy_pct, name);
   k.registers_per_thread = median_of(rows, m.registers);
   k.shared_static_bytes = median_of(rows, m.shared_static);
   k.shared_dynamic_bytes = median_of(rows, m.shared_dynamic);

@@ -465,6 +465,25 @@ TEST(Outputs, CsvRowsHaveEveryColumn) {
   EXPECT_NE(lines[1].find(",SLOWER,"), std::string::npos);
 }
 
+// Strings from the documents (a case id, a reason) cannot break the outputs: a backtick or a lone
+// CR in an id, raw HTML or an ANSI colour code in a reason.
+TEST(Outputs, HostileTextStaysText) {
+  CaseRecord odd = ok_case("gemm", "assay", 1024, noisy(1, 1000));
+  odd.id = "gemm`<b>x</b>\rnext";
+  CaseRecord broken = assay::test::failed_case("gemm", "assay", 1024);
+  broken.id = odd.id;
+  broken.reason = "\x1b[31merror\x1b[0m </details><img src=x>";
+  const Comparison c = compare_runs(set_of("a", {doc_on(kH100, {odd})}), set_of("b", {doc_on(kH100, {broken})}), {});
+  const std::string md = comparison_markdown(c, apply_gate(c, {}));
+  EXPECT_NE(md.find("| ``gemm`<b>x</b> next`` |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("<img"), std::string::npos) << md;
+  EXPECT_NE(md.find("&lt;/details&gt;&lt;img src=x&gt;"), std::string::npos) << md;
+  const std::string xml = comparison_junit(c, {});
+  EXPECT_EQ(xml.find('\x1b'), std::string::npos);
+  EXPECT_NE(xml.find("\xEF\xBF\xBD[31merror"), std::string::npos) << xml;
+  EXPECT_NE(comparison_csv(c).find("\"gemm`<b>x</b>\rnext\""), std::string::npos);  // quoted: a lone CR ends a row
+}
+
 TEST(Outputs, BencherMetricFormatOfTheCandidate) {
   Fixture f;
   const Comparison c = compare_runs(f.base, f.cand, {});

@@ -187,6 +187,24 @@ TEST(NcuLog, BadTablesAreNamedByLine) {
   EXPECT_THROW(parse_ncu_csv("\"ID\",\"Kernel Name\"\n\"0\",\"unclosed\n", "t"), std::invalid_argument);
 }
 
+// A truncated log ends in a bare "==ERROR==" (it was an internal error); numbers strtod takes but
+// ncu does not write are no numbers; a percentage out of [0, 200] makes the case an error.
+TEST(NcuLog, BareTagsOddNumbersAndImpossiblePercentages) {
+  const NcuTable t = parse_ncu_csv(std::string(kMadeUp) + "==WARNING==\n==ERROR==", "cut");
+  EXPECT_EQ(t.errors.back(), "");
+  EXPECT_EQ(t.warnings.back(), "");
+  for (const char* odd : {"inf", "nan", "1e999", "0x10"}) {
+    NcuRow r;
+    r.values["m__x.sum"] = odd;
+    EXPECT_FALSE(r.number("m__x.sum")) << odd;
+  }
+  NcuTable neg = parse_ncu_csv(kMadeUp, "made-up");
+  for (auto& row : neg.rows) row.values[hopper().tensor_pipe_pct] = "-500";
+  ProfileContext c;
+  c.calls = 1;
+  EXPECT_THROW(summarize_profile(neg, hopper(), c), std::invalid_argument);
+}
+
 TEST(NcuProfile, NothingProfiledIsAnError) {
   // The window was never opened (an adapter that does not know purpose "profile"): only messages.
   const NcuTable t = parse_ncu_csv("==PROF== Connected to process 1 (/x)\n==PROF== Disconnected\n", "t");

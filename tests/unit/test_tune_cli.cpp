@@ -132,6 +132,17 @@ TEST(TuneCli, TheTuningTableIsWrittenAndRunApplies) {
                              " --tuning " + table.string());
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_NE(r.out.find("field '$.entries[0].env' must hold NAME=value strings"), std::string::npos) << r.out;
+  // A setting that env(1) would take as its option (it ran a shell), and a backend that is none here
+  // (it crashed the run): refused before any case runs.
+  for (const auto& [entry, field] : {std::pair<std::string, std::string>{R"("backend": "cpu", "env": ["--split-string=sh -c x A=1"])", "env"},
+                                     {R"("backend": "cpu@bogus", "env": [])", "backend"}}) {
+    std::ofstream(table) << R"({"schema": "assay.tuning", "schema_version": 1, "suite": "s", "bench": "b", "workload": "gemm",
+      "baseline": "cpu", "applies_to": "cpu", "entries": [{"class": "x", "variant": "v", )" + entry + R"(, "speedup": 1}]})";
+    r = assay::test::run_assay("run tests/data/tune_cpu.toml --device cpu --no-history --out " + (d / "run").string() +
+                               " --tuning " + table.string());
+    EXPECT_EQ(r.code, 3) << r.out;
+    EXPECT_NE(r.out.find("field '$.entries[0]." + field + "'"), std::string::npos) << r.out;
+  }
   fs::remove_all(d);
 }
 
