@@ -26,7 +26,7 @@ void write_file_atomically(const fs::path& path, std::string_view content) {
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
   const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail(tmp, "open");
+  if (fd < 0) fail(path, "open a temporary file beside it");  // the path asked for, not tmp's name
   std::size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
@@ -34,13 +34,13 @@ void write_file_atomically(const fs::path& path, std::string_view content) {
       if (errno == EINTR) continue;
       ::close(fd);
       ::unlink(tmp.c_str());
-      fail(tmp, "write");
+      fail(path, "write");
     }
     done += static_cast<std::size_t>(n);
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     ::unlink(tmp.c_str());
-    fail(tmp, "fsync");
+    fail(path, "fsync");
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     ::unlink(tmp.c_str());

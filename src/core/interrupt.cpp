@@ -1,6 +1,7 @@
 #include "core/interrupt.hpp"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
@@ -14,10 +15,12 @@ namespace {
 constexpr int kSlots = 256;
 std::atomic<std::int64_t> g_slots[kSlots];
 std::atomic<int> g_interrupt{0};
+std::atomic<bool> g_exit_at_once{false};
 
 std::int64_t pack(pid_t pgid, int sig) { return (static_cast<std::int64_t>(pgid) << 8) | (sig & 0xff); }
 
 void on_signal(int sig) {
+  if (g_exit_at_once.load()) ::_exit(128 + sig);  // nothing written yet, nothing to save
   int none = 0;
   g_interrupt.compare_exchange_strong(none, sig);
   for (auto& slot : g_slots)
@@ -36,6 +39,13 @@ void install_interrupt_handlers() {
 }
 
 int interrupt_signal() { return g_interrupt.load(); }
+
+ExitAtOnceOnInterrupt::ExitAtOnceOnInterrupt() {
+  if (const int sig = g_interrupt.load()) ::_exit(128 + sig);
+  g_exit_at_once.store(true);
+}
+
+ExitAtOnceOnInterrupt::~ExitAtOnceOnInterrupt() { g_exit_at_once.store(false); }
 
 void register_child_group(pid_t pgid, int signal_on_interrupt) {
   const std::int64_t v = pack(pgid, signal_on_interrupt);

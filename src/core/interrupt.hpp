@@ -13,6 +13,17 @@ void install_interrupt_handlers();
 // The signal that interrupted this process, 0 while none has.
 int interrupt_signal();
 
+// While one lives, SIGINT and SIGTERM end the process at once with 128 + the signal: for work
+// that has written nothing yet and checks no flag (planning a suite, a --filter regex that
+// backtracks for minutes), where the flag alone would leave the signal unanswered.
+class ExitAtOnceOnInterrupt {
+ public:
+  ExitAtOnceOnInterrupt();
+  ~ExitAtOnceOnInterrupt();
+  ExitAtOnceOnInterrupt(const ExitAtOnceOnInterrupt&) = delete;
+  ExitAtOnceOnInterrupt& operator=(const ExitAtOnceOnInterrupt&) = delete;
+};
+
 // Child process groups to signal on interruption, with the signal each gets: SIGKILL for
 // workers and adapters (their parent records what they leave), SIGTERM for sessions of
 // `--repeat` (each writes its own interrupted results). A group started after the

@@ -82,7 +82,12 @@ Params check_params(const suite::Bench& b, const Params& point) {
   for (const auto& [k, v] : b.check.shape) p[k] = v;
   for (const auto& axis : b.axes) {
     if (axis.expression.empty() || b.check.shape.count(axis.name)) continue;
-    const std::int64_t v = suite::eval_expression(axis.expression, p);
+    std::int64_t v = 0;
+    try {
+      v = suite::eval_expression(axis.expression, p);
+    } catch (const InputError& e) {  // division by zero, overflow: where in the suite, and why
+      throw InputError(axis.pos.str() + ": bench '" + b.name + "': axes." + axis.name + " at the check shape: " + e.what());
+    }
     if (v < 0) throw InputError(axis.pos.str() + ": bench '" + b.name + "': axes." + axis.name +
                                 " is " + std::to_string(v) + " at the check shape");
     p[axis.name] = v;
@@ -107,6 +112,9 @@ std::vector<PlannedCase> shard_cases(std::vector<PlannedCase> planned, int index
   return mine;
 }
 
+// A bound on one suite's plan (each case holds ~0.5 KB while planned; 1e7 took 5 GB).
+constexpr std::size_t kMaxSuiteCases = 1000000;
+
 std::vector<PlannedCase> plan_cases(const suite::Suite& s, const std::optional<std::string>& filter) {
   std::optional<std::regex> re;
   if (filter) {
@@ -117,9 +125,14 @@ std::vector<PlannedCase> plan_cases(const suite::Suite& s, const std::optional<s
     }
   }
   std::vector<PlannedCase> cases;
+  std::size_t planned = 0;  // points x backends, before --filter: a suite's size is its own
   for (const auto& b : s.benches) {
     validate_bench(b);
     const auto points = suite::expand_points(b);
+    planned += points.size() * b.backends.size();
+    if (planned > kMaxSuiteCases)
+      throw InputError(b.pos.str() + ": bench '" + b.name + "': the suite reaches more than " + std::to_string(kMaxSuiteCases) +
+                       " cases (points x backends over its benches)");
     const Workload* w = find_workload(b.workload);
     for (const auto& p : points) {
       try {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "backends/backend.hpp"
@@ -70,6 +71,7 @@ ExitCode exit_code_for(const std::vector<CaseRecord>& cases) {
 }
 
 RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::string&)>& progress) {
+  std::optional<ExitAtOnceOnInterrupt> planning(std::in_place);  // until the results file exists
   const suite::Suite s = suite::load_suite(opt.suite_path);
   use_suite_python_path(s);
   const auto planned = shard_cases(plan_cases(s, opt.filter), opt.shard_index, opt.shard_count);
@@ -108,6 +110,7 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
 
   ResultsFile file(opt.out_dir, s.name + "-" + (opt.tag.empty() ? "untagged" : opt.tag) + "-" + utc_now_compact(),
                    planned.size(), out.doc.run);
+  planning.reset();
   std::mutex lock;  // progress lines and the results file, when devices run in parallel
   const auto label = [&](std::size_t i, const std::string& device) {
     return fmt::format("[{}/{}] {}{}", i + 1, planned.size(), planned[i].id,

@@ -68,8 +68,11 @@ std::string run_sanitizer(const std::string& sanitizer, const std::string& tool,
 CaseRecord run_case_in_worker(const verify::ResolvedCase& rc, double timeout_s, bool sanitize,
                               const WorkerProgram& program) {
   const std::string request = verify::to_json_text(rc);
-  const std::string self =
-      program.path.empty() ? std::filesystem::read_symlink("/proc/self/exe").string() : program.path;
+  // This binary through /proc/<pid>/exe, not the path it was started from: a rebuild that
+  // replaces the file during a long run leaves the running binary there (its path then names a
+  // deleted file, and every later case would fail to start). Not /proc/self/exe: env(1) or a
+  // wrapper would resolve that to itself.
+  const std::string self = program.path.empty() ? "/proc/" + std::to_string(::getpid()) + "/exe" : program.path;
   // Extra environment through env(1): the worker is exec'd by it, in the same process.
   std::vector<std::string> argv = program.wrapper;
   if (!program.env.empty()) {

@@ -58,7 +58,23 @@ std::string history_path(const std::string& flag_value) {
   return ".assay/history.db";
 }
 
-HistoryDb::HistoryDb(const std::string& path, SqliteDb::Access access) : db_(path, access, kHistoryBusyTimeoutMs) {}
+namespace {
+// A reader of a WAL database makes its -shm file beside it: in a folder it cannot write (nor can
+// a writer), it reads the file as immutable.
+bool immutable(const std::string& path, SqliteDb::Access access) {
+  const fs::path folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  return access == SqliteDb::Access::read_only && ::access(folder.c_str(), W_OK) != 0;
+}
+std::string immutable_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (char c : fs::absolute(path).string()) uri += c == '?' ? "%3F" : c == '#' ? "%23" : c == '%' ? "%25" : std::string(1, c);
+  return uri + "?immutable=1";
+}
+}  // namespace
+
+HistoryDb::HistoryDb(const std::string& path, SqliteDb::Access access)
+    : db_(path, immutable(path, access) ? SqliteDb::Access::immutable : access, kHistoryBusyTimeoutMs,
+          immutable(path, access) ? immutable_uri(path) : "") {}
 
 HistoryDb HistoryDb::open_for_writing(const std::string& path) {
   const fs::path p(path);
@@ -104,7 +120,13 @@ void HistoryDb::verify_writable(const std::string& path) {
       throw InputError(path + ": cannot create the history there: " + existing.string() + " is not writable");
     return;
   }
+  // An existing history: an assay history (checked without changing it), and one this process
+  // can write with its -wal and -shm files beside it; else the run would lose its record at the end.
   HistoryDb(path, SqliteDb::Access::read_only).check_schema_version();
+  const fs::path folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  if (::access(path.c_str(), W_OK) != 0) throw InputError(path + ": the history is not writable (a run records itself there)");
+  if (::access(folder.c_str(), W_OK | X_OK) != 0)
+    throw InputError(path + ": the history's folder " + folder.string() + " is not writable (SQLite keeps its -wal file there)");
 }
 
 HistoryDb HistoryDb::open_for_reading(const std::string& path) {
@@ -119,13 +141,22 @@ int HistoryDb::check_schema_version() {
   auto version = db_.prepare("PRAGMA user_version");
   version.step();
   const auto v = version.integer(0);
-  auto tables = db_.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT IN ('runs', 'cases')");
+  auto tables = db_.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table'");
   tables.step();
+  // The writer creates the tables and sets the version in one transaction: version 0 with any
+  // table (even one named runs) is another program's database.
   if (v == 0 && tables.integer(0) == 0) return 0;  // new, empty: the writer creates the tables
   if (v == 0) throw InputError(path() + ": an SQLite database, but not an assay history");
   if (v != kHistorySchemaVersion)
     throw InputError(path() + ": history schema version " + std::to_string(v) + "; this assay reads version " +
                      std::to_string(kHistorySchemaVersion));
+  // Version 1 set by hand on another schema: the columns this assay reads and writes must be there.
+  for (const auto& [table, columns] : {std::pair<const char*, int>{"runs", 16}, {"cases", 6}}) {
+    auto info = db_.prepare(std::string("SELECT count(*) FROM pragma_table_info('") + table + "')");
+    info.step();
+    if (info.integer(0) != columns)
+      throw InputError(path() + ": schema version 1, but its table '" + table + "' is not an assay history's");
+  }
   return kHistorySchemaVersion;
 }
 

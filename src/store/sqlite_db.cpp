@@ -59,9 +59,11 @@ std::string Statement::text(int column) const {
 }
 bool Statement::is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
 
-SqliteDb::SqliteDb(const std::string& path, Access access, int busy_timeout_ms) : path_(path) {
-  const int flags = access == Access::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  const int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+SqliteDb::SqliteDb(const std::string& path, Access access, int busy_timeout_ms, const std::string& uri) : path_(path) {
+  const int flags = access == Access::read_write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+                    : access == Access::read_only ? SQLITE_OPEN_READONLY
+                                                  : SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;  // immutable
+  const int rc = sqlite3_open_v2((uri.empty() ? path : uri).c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     sqlite3_close(db_);
     db_ = nullptr;

@@ -38,9 +38,10 @@ class Statement {
 
 class SqliteDb {
  public:
-  enum class Access { read_only, read_write };
-  // read_write creates the file when missing. Sets the busy timeout on every connection.
-  SqliteDb(const std::string& path, Access access, int busy_timeout_ms);
+  enum class Access { read_only, read_write, immutable };
+  // read_write creates the file when missing; immutable opens `uri` (file:...?immutable=1: no
+  // locks, no -shm file), named `path` in messages. Sets the busy timeout on every connection.
+  SqliteDb(const std::string& path, Access access, int busy_timeout_ms, const std::string& uri = "");
   ~SqliteDb();
   SqliteDb(const SqliteDb&) = delete;
   SqliteDb& operator=(const SqliteDb&) = delete;

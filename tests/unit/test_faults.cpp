@@ -109,3 +109,22 @@ TEST(FaultInjection, KillingAnyProcessOfARunLosesNothingAndLeavesNothing) {
   EXPECT_GT(runs.integer(0), 0);
   fs::remove_all(dir);
 }
+
+// While the suite is planned nothing is written and no flag is checked (a --filter regex that
+// backtracks for minutes): SIGINT ends the run at once with 130, and leaves no results file.
+TEST(Faults, AnInterruptWhilePlanningEndsTheRunAtOnce) {
+  const fs::path dir = fresh_dir("interrupt-planning");
+  fs::create_directories(dir);
+  write_file_atomically(dir / "s.toml", "[[bench]]\nname = \"g\"\nworkload = \"gemm\"\nbackends = [\"cpu\"]\n"
+                                        "dtype = \"f32\"\n[bench.axes]\nm = 8\nn = 8\nk = 8\n");
+  const pid_t pid = spawn_quiet(assay_bin(), {"run", (dir / "s.toml").string(), "--device", "cpu", "--no-history",
+                                              "--filter", "(.*.*)*X", "--out", (dir / "out").string()}, {});
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ::kill(pid, SIGINT);
+  int status = 0;
+  for (int i = 0; i < 500 && ::waitpid(pid, &status, WNOHANG) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << status;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  fs::remove_all(dir);
+}

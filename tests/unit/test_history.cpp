@@ -165,6 +165,21 @@ TEST(History, ForeignFilesAreRefusedAndLeftAsTheyWere) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("schema version 7; this assay reads version 1"), std::string::npos) << e.what();
   }
+  // Another program's table named runs, or version 1 set on other tables: refused before a run
+  // (verify_writable) and left as they were (it was taken as new, changed to WAL, and the run's
+  // record was lost at the end).
+  for (const char* sql : {"CREATE TABLE runs (name TEXT)", "CREATE TABLE runs (x); PRAGMA user_version = 1"}) {
+    const fs::path db_path = text.parent_path() / "runs-of-another.db";
+    fs::remove(db_path);
+    {
+      SqliteDb db(db_path, SqliteDb::Access::read_write, 1000);
+      db.exec(sql);
+    }
+    const std::string kept = read_text_file(db_path);
+    EXPECT_THROW(HistoryDb::verify_writable(db_path), InputError) << sql;
+    EXPECT_THROW(HistoryDb::open_for_writing(db_path), InputError) << sql;
+    EXPECT_EQ(read_text_file(db_path), kept) << sql;
+  }
 }
 
 TEST(History, MissingOrEmptyHistoryIsBadInput) {
