@@ -83,6 +83,8 @@ Reply parse_reply(const std::string& text, const std::string& purpose) {
   } catch (const json::parse_error&) {
     if (top_level_values(text) > 1) bad("printed several JSON values; the protocol allows exactly one object");
     bad("not JSON: '" + excerpt(text) + "'");
+  } catch (const json::exception& e) {  // a number out of range (1e400), ...
+    bad(std::string("not valid JSON: ") + e.what());
   }
   if (!j.is_object()) bad("must be one JSON object, got " + std::string(j.type_name()));
   Reply r;
@@ -97,6 +99,10 @@ Reply parse_reply(const std::string& text, const std::string& purpose) {
   };
   r.status = str("status", true);
   r.message = str("message", false);
+  // A one-line reason (docs/adapters.md): line ends as spaces, at most 2000 bytes of it.
+  for (char& c : r.message)
+    if (c == '\n' || c == '\r') c = ' ';
+  if (r.message.size() > 2000) r.message = r.message.substr(0, 2000) + " ... (" + std::to_string(r.message.size()) + " bytes)";
   if (r.status == "unavailable" || r.status == "error") {
     if (r.message.empty()) bad("field 'message' missing for status " + r.status);
     return r;
@@ -119,7 +125,10 @@ Reply parse_reply(const std::string& text, const std::string& purpose) {
   for (const auto& v : *samples) {
     if (!v.is_number()) bad("field 'samples_ms' holds a non-number");
     const double x = v.get<double>();
-    if (!std::isfinite(x) || x <= 0) bad("field 'samples_ms' holds " + v.dump() + "; samples must be positive");
+    // A results document holds samples in [1e-3, 1e15] ns: one outside made the worker's record
+    // unreadable, reported as a crash.
+    if (!std::isfinite(x) || !(x >= 1e-9 && x <= 1e9))
+      bad("field 'samples_ms' holds " + v.dump() + "; a sample is a time in ms, in [1e-9, 1e9]");
     r.samples_ms.push_back(x);
   }
   r.throughput = numbers("throughput");

@@ -161,8 +161,9 @@ ExternalBackend::Result ExternalBackend::run(const Problem& problem, const std::
   }
   if (reply.status == "unavailable") throw SkipError(spec_.name + " unavailable: " + reply.message);
   if (reply.status == "error") throw InternalError(who + " reported an error: " + reply.message);
-  if (proc.exit_code != 0)
-    throw InternalError(who + " replied ok but exited with code " + std::to_string(proc.exit_code));
+  if (proc.exit_code != 0 || proc.signal)
+    throw InternalError(who + " replied ok but " +
+                        (proc.signal ? "died of signal " + std::to_string(proc.signal) : "exited with code " + std::to_string(proc.exit_code)));
 
   std::error_code ec;
   const auto size = fs::file_size(out_path, ec);
@@ -175,6 +176,7 @@ ExternalBackend::Result ExternalBackend::run(const Problem& problem, const std::
   if (!f) throw InternalError(who + ": cannot read its output file");
 
   Result r{std::move(reply), std::move(out), {}};
+  r.wall_s = proc.wall_s;
   r.record.command = argv;
   r.record.versions = r.reply.versions;
   r.record.summary_ms = r.reply.summary_ms;

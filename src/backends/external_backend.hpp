@@ -32,6 +32,7 @@ class ExternalBackend final : public Backend {
     adapter::Reply reply;
     HostTensor output;
     AdapterRecord record;
+    double wall_s = 0;  // the adapter process's whole life, start to exit
   };
   // One adapter call for `purpose` ("check" or "measure"), killed after timeout_s. Throws
   // SkipError when the adapter reports its stack unavailable, InternalError with the reason for

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <sstream>
@@ -58,9 +59,9 @@ SubprocessResult run_subprocess(const std::vector<std::string>& argv, const std:
     return r;
   }
   if (pid == 0) {
-    // Child: its own process group, so that a timeout kills everything it started, and killed
-    // when the process that started it dies (however it dies), so no worker or adapter
-    // outlives its run. The check after prctl closes the race with a parent that died first.
+    // Child: its own process group (a timeout kills all it started), killed when its parent
+    // dies, however it dies, so no worker or adapter outlives its run. The check after prctl
+    // closes the race with a parent that died first.
     ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);
@@ -97,26 +98,31 @@ SubprocessResult run_subprocess(const std::vector<std::string>& argv, const std:
   const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                     std::chrono::duration<double>(limits.timeout_s));
   char buf[65536];
-  bool killed = false;
+  bool killed = false, reaped = false;
+  int status = 0;
   while (out.fd[0] >= 0 || err.fd[0] >= 0) {
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) {
       r.timed_out = true;
       break;
     }
+    // The child exited, a process it started holds a pipe: read what is left.
+    if (!reaped && ::waitpid(pid, &status, WNOHANG) == pid) reaped = true;
     pollfd fds[3];
     int n = 0;
     if (out.fd[0] >= 0) fds[n++] = {out.fd[0], POLLIN, 0};
     if (err.fd[0] >= 0) fds[n++] = {err.fd[0], POLLIN, 0};
     if (in.fd[1] >= 0) fds[n++] = {in.fd[1], POLLOUT, 0};
-    const int ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count()) + 1;
-    if (::poll(fds, n, ms) < 0 && errno != EINTR) break;
+    const int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count()) + 1;
+    const int ready = ::poll(fds, n, std::min(left, reaped ? 50 : 100));
+    if (ready < 0 && errno != EINTR) break;
+    if (ready == 0 && reaped) break;
     for (int i = 0; i < n; ++i) {
       if (!fds[i].revents) continue;
       if (fds[i].fd == in.fd[1]) {
         const ssize_t w = ::write(in.fd[1], stdin_text.data() + written, stdin_text.size() - written);
         if (w > 0) written += static_cast<std::size_t>(w);
-        if (w < 0 && errno != EAGAIN) written = stdin_text.size();  // the child closed its stdin
+        if (w < 0 && errno != EAGAIN) written = stdin_text.size();  // the child closed stdin
         if (written == stdin_text.size()) { ::close(in.fd[1]); in.fd[1] = -1; }
         continue;
       }
@@ -147,13 +153,11 @@ SubprocessResult run_subprocess(const std::vector<std::string>& argv, const std:
     killed = true;
   }
   in.close_both(); out.close_both(); err.close_both();
-  int status = 0;
-  // After both pipes closed the child is exiting; after a kill it is gone promptly. A child
-  // that closed its pipes but keeps running is killed at the deadline.
-  for (;;) {
+  // After both pipes closed the child is exiting, after a kill gone promptly; one that closed
+  // its pipes but keeps running is killed at the deadline.
+  while (!reaped) {
     const pid_t w = ::waitpid(pid, &status, killed ? 0 : WNOHANG);
-    if (w == pid) break;
-    if (w < 0 && errno != EINTR) break;
+    if (w == pid || (w < 0 && errno != EINTR)) break;
     if (std::chrono::steady_clock::now() >= deadline) {
       r.timed_out = true;
       ::kill(-pid, SIGKILL);
@@ -162,8 +166,7 @@ SubprocessResult run_subprocess(const std::vector<std::string>& argv, const std:
     }
     ::usleep(2000);
   }
-  // Whatever the child left running in its group (a detached helper of an adapter) goes with
-  // it, whether it exited or was killed.
+  // Whatever the child left in its group (an adapter's helper) goes with it.
   ::kill(-pid, SIGKILL);
   unregister_child_group(pid);
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);

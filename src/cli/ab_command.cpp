@@ -85,6 +85,17 @@ Action add_ab_command(CLI::App& app, const std::vector<std::string>& argv) {
     std::cerr << fmt::format("assay ab: {} case{}, {} round{} a side, {:.0f} s; wrote {} and {}\n", cases,
                              cases == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s", wall_s, out.base_path, out.candidate_path);
     if (out.interrupted_by) return 128 + out.interrupted_by;
+    // A side that crashed on every case (a program that is no working assay) leaves nothing to
+    // compare: the candidate's cases would all read NEW and the gate pass.
+    for (const auto* side : {&out.base, &out.candidate}) {
+      const bool none_ran = std::none_of(side->cases.begin(), side->cases.end(), [](const CaseRecord& c) {
+        return c.status != CaseStatus::crashed;
+      });
+      if (!side->cases.empty() && none_ran)
+        throw InputError(std::string(side == &out.base ? "--base" : "--candidate") + ": its worker crashed on every case (" +
+                         side->cases.front().reason + "): nothing to compare; see " +
+                         (side == &out.base ? out.base_path : out.candidate_path));
+    }
     const store::RunSet base{"base", out.base_path, {out.base}};
     const store::RunSet cand{"candidate", out.candidate_path, {out.candidate}};
     return finish_comparison(*f, compare::compare_runs(base, cand, f->options));

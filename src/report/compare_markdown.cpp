@@ -1,47 +1,13 @@
 // Markdown for a pull-request comment or a GitHub Actions job summary.
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <string_view>
-
 #include "report/compare_outputs.hpp"
+#include "report/escape.hpp"
 
 namespace assay::report {
 namespace {
 
-// Text in a table cell or a list line: it must not break the table (pipes escaped, no line ends)
-// nor bring raw HTML into a pull-request comment (a reason holding </details> or <img>).
-std::string cell(std::string_view s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n' || ch == '\r') out += ' ';
-    else if (ch == '<') out += "&lt;";
-    else if (ch == '>') out += "&gt;";
-    else if (ch == '&') out += "&amp;";
-    else out += ch;
-  }
-  return out;
-}
-
-// An inline code span that shows `s` as it is: its fence is longer than any run of backticks in
-// it (CommonMark), padded with a space where `s` starts or ends with one.
-std::string code(std::string_view s) {
-  std::string body;
-  std::size_t run = 0, longest = 0;
-  for (char ch : s) {
-    run = ch == '`' ? run + 1 : 0;
-    longest = std::max(longest, run);
-    if (ch == '|') body += "\\|";  // GFM: a pipe inside a cell, code span or not
-    else if (ch == '\n' || ch == '\r') body += ' ';
-    else body += ch;
-  }
-  const std::string fence(longest + 1, '`');
-  const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
-  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
-}
-
-std::string verdict_cell(const CaseComparison& c) {
+std::string verdict_markdown_text(const CaseComparison& c) {
   const std::string name = compare::verdict_label(c);
   const bool bad = (c.verdict == stats::Verdict::slower && c.drift_covered) || c.verdict == stats::Verdict::failed;
   return bad ? "**" + name + "**" : name;
@@ -50,7 +16,7 @@ std::string verdict_cell(const CaseComparison& c) {
 }  // namespace
 
 std::string comparison_markdown(const Comparison& c, const GateResult& gate) {
-  std::string md = fmt::format("## assay compare: {} → {}\n\n", code(c.base_label), code(c.cand_label));
+  std::string md = fmt::format("## assay compare: {} → {}\n\n", markdown_code(c.base_label), markdown_code(c.cand_label));
   md += gate.passed ? "**Gate: pass.**" : "**Gate: FAIL.**";
   for (const auto& r : gate.reasons) md += " " + r + ".";
   for (const auto& n : gate.notes) md += " (" + n + ".)";
@@ -62,13 +28,13 @@ std::string comparison_markdown(const Comparison& c, const GateResult& gate) {
                                                      cc.stats->ratio_ci.hi)
                                        : "–";
     const auto [base, cand] = shown_medians(cc);
-    md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", code(cc.case_id),
+    md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", markdown_code(cc.case_id),
                       base ? metric_value_text(*base, c.metric) : "–", cand ? metric_value_text(*cand, c.metric) : "–",
-                      ratio, verdict_cell(cc), cc.noise.empty() ? "–" : cell(cc.noise));
+                      ratio, verdict_markdown_text(cc), cc.noise.empty() ? "–" : markdown_text(cc.noise));
   }
   md += "\n<details><summary>Why each verdict</summary>\n\n";
   for (const auto& cc : c.cases)
-    md += fmt::format("- {} **{}**: {}\n", code(cc.case_id), compare::verdict_label(cc), cell(cc.why));
+    md += fmt::format("- {} **{}**: {}\n", markdown_code(cc.case_id), compare::verdict_label(cc), markdown_text(cc.why));
   md += "\n</details>\n\n";
   md += fmt::format(
       "Base: {}. Candidate: {}. Metric: {}, from the raw samples. One session a side: ratio of medians, {:g}% CI "

@@ -1,5 +1,7 @@
 #include "report/escape.hpp"
 
+#include <algorithm>
+
 namespace assay::report {
 
 std::string html_escape(std::string_view text) {
@@ -19,6 +21,34 @@ std::string html_escape(std::string_view text) {
     }
   }
   return out;
+}
+
+std::string markdown_text(std::string_view s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '|') out += "\\|";
+    else if (ch == '\n' || ch == '\r') out += ' ';
+    else if (ch == '<') out += "&lt;";
+    else if (ch == '>') out += "&gt;";
+    else if (ch == '&') out += "&amp;";
+    else out += ch;
+  }
+  return out;
+}
+
+std::string markdown_code(std::string_view s) {
+  std::string body;
+  std::size_t run = 0, longest = 0;
+  for (char ch : s) {
+    run = ch == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+    if (ch == '|') body += "\\|";  // GFM: a pipe inside a cell, code span or not
+    else if (ch == '\n' || ch == '\r') body += ' ';
+    else body += ch;
+  }
+  const std::string fence(longest + 1, '`');
+  const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
+  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
 }
 
 }  // namespace assay::report

@@ -8,4 +8,10 @@ namespace assay::report {
 
 std::string html_escape(std::string_view text);
 
+// Markdown (a PR comment, a run's .md): text for a table cell or a list line, which must not
+// break the table (pipes escaped, line ends as spaces) nor bring raw HTML (< > & as entities);
+// and an inline code span showing `s` as it is, fenced past any run of backticks in it.
+std::string markdown_text(std::string_view s);
+std::string markdown_code(std::string_view s);
+
 }  // namespace assay::report

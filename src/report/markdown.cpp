@@ -2,6 +2,7 @@
 
 #include "core/ids.hpp"
 #include "core/results.hpp"
+#include "report/escape.hpp"
 #include "report/sm_clock.hpp"
 
 #include <fmt/format.h>
@@ -126,14 +127,14 @@ std::string markdown_summary(const ResultsDocument& doc) {
     any_unstable = true;
     std::string why;
     for (const auto& r : c.telemetry->unstable_reasons) why += (why.empty() ? "" : "; ") + r;
-    md += fmt::format("- `{}`: {}\n", c.id, why);
+    md += fmt::format("- {}: {}\n", markdown_code(c.id), markdown_text(why));
   }
   bool any = false;
   for (const auto& c : doc.cases) {
     if (c.status == CaseStatus::ok) continue;
     if (!any) md += "\n## Cases that are not ok\n\n";
     any = true;
-    md += fmt::format("- `{}`: **{}**: {}\n", c.id, case_status_name(c.status), c.reason);
+    md += fmt::format("- {}: **{}**: {}\n", markdown_code(c.id), case_status_name(c.status), markdown_text(c.reason));
   }
   return md;
 }

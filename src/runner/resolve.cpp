@@ -56,6 +56,10 @@ verify::ResolvedCase resolve_case(const PlannedCase& pc, const RunOptions& opt, 
     if (!flush) throw InputError("--l2-flush '" + *opt.l2_flush + "': must be memset or clean");
     rc.method.l2_flush = *flush;
   }
+  // Each round keeps at least one sample: no more rounds than max_samples.
+  if (round.count > b.measure.max_samples)
+    throw InputError(b.pos.str() + ": bench '" + b.name + "': " + std::to_string(round.count) + " rounds, more than its max_samples (" +
+                     std::to_string(b.measure.max_samples) + "): each round keeps at least one sample");
   rc.criterion = round_criterion(criterion_of(b.measure), round);
   // Seeded by the point, not the backend: every backend of a point gets the same input bytes;
   // parameters that transform the same values (Workload::param_keeps_values) are left out.

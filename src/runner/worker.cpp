@@ -123,8 +123,13 @@ CaseRecord run_case_in_worker(const verify::ResolvedCase& rc, double timeout_s, 
         }
       }
       return rec;
-    } catch (const InputError&) {
-      // falls through: a worker that exits 0 without a record is as broken as a crash
+    } catch (const InputError& e) {
+      // A record this assay cannot read (a value out of the schema's range): an error, with why.
+      if (r.out.find_first_not_of(" \t\r\n") != std::string::npos && r.out.find("\"id\"") != std::string::npos) {
+        rec.status = CaseStatus::error;
+        rec.reason = std::string("the worker's case record is not valid: ") + e.what();
+        return rec;
+      }
     }
   }
   rec.status = CaseStatus::crashed;

@@ -69,6 +69,11 @@ def returns_none(Q, K, V, causal=False):
     _attention(Q, K, V, causal)
 
 
+def infinite(Q, K, V, causal=False):
+    """The same infinities on every call: deterministic, and wrong (check-failed)."""
+    return torch.full_like(Q, float("inf"))
+
+
 def flaky(Q, K, V, causal=False):
     """Wrong on every other call (the 2nd, 4th, ...)."""
     _calls["flaky"] += 1

@@ -26,6 +26,7 @@ EXPECT = {
     M + "raises": ("error", r"py:planted_kernels:raises raised ValueError: planted failure for head size 16"),
     M + "wrong_shape": ("error", r"returned shape \[1, 2, 32, 16\] f32 on cpu; expected \[1, 2, 33, 16\] f32 on cpu"),
     M + "flaky": ("error", r"flaky is not deterministic"),
+    M + "infinite": ("check-failed", r"fails="),  # equal infinities agree: wrong, not flaky
     M + "caching": ("check-failed", r"fails="),  # the recheck on fresh inputs
     M + "partial_out": ("check-failed", r"fails="),
     M + "segfaults": ("error", r"signal 11"),  # the adapter died; the suite went on
