@@ -124,8 +124,9 @@ CaseRecord run_case_in_worker(const verify::ResolvedCase& rc, double timeout_s, 
       }
       return rec;
     } catch (const InputError& e) {
-      // A record this assay cannot read (a value out of the schema's range): an error, with why.
-      if (r.out.find_first_not_of(" \t\r\n") != std::string::npos && r.out.find("\"id\"") != std::string::npos) {
+      // A record (its text has the case's "id") this assay cannot read, e.g. a value out of the
+      // schema's range: an error, with why. No record at all falls through to "crashed".
+      if (r.out.find("\"id\"") != std::string::npos) {
         rec.status = CaseStatus::error;
         rec.reason = std::string("the worker's case record is not valid: ") + e.what();
         return rec;
