@@ -13,6 +13,7 @@ Action add_compare_command(CLI::App& app) {
     std::string base, cand, history, filter;
     bool no_history_noise = false;
     CLI::Option* filter_opt = nullptr;
+    CLI::Option* history_opt = nullptr;
   };
   auto s = std::make_shared<Sides>();
   app.add_option("base", s->base, "base: a results file, a folder of them (sessions), or a tag or commit in the history")
@@ -20,8 +21,8 @@ Action add_compare_command(CLI::App& app) {
   app.add_option("candidate", s->cand, "candidate: the same kinds as base")->required();
   auto f = add_gate_flags(app);
   app.add_option("--seed", f->options.thresholds.seed, "bootstrap seed")->capture_default_str();
-  app.add_option("--history", s->history, "history database for tags, commits and the between-session spread "
-                                          "(default $ASSAY_HISTORY or .assay/history.db)");
+  s->history_opt = app.add_option("--history", s->history, "history database for tags, commits and the between-session "
+                                                          "spread (default $ASSAY_HISTORY or .assay/history.db)");
   s->filter_opt = app.add_option("--filter", s->filter, "compare only cases whose id matches this regex");
   app.add_flag("--no-history-noise", s->no_history_noise,
                "do not learn the between-session spread from the history (single-session verdicts are then marked ?)");
@@ -29,6 +30,7 @@ Action add_compare_command(CLI::App& app) {
   return [s, f]() -> int {
     // Flags given with an empty value are mistakes, not "unset".
     if (s->filter_opt->count() && s->filter.empty()) throw InputError("--filter '': give a regex");
+    if (s->history_opt->count() && s->history.empty()) throw InputError("--history '': name a history database file");
     resolve_gate_flags(*f);
     f->options.filter = s->filter;
     const std::string history = store::history_path(s->history);

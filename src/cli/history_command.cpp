@@ -20,7 +20,7 @@ struct HistoryFlags {
 
 Action add_history_command(CLI::App& app) {
   auto f = std::make_shared<HistoryFlags>();
-  app.add_option("--history", f->history, "history database (default $ASSAY_HISTORY or .assay/history.db)");
+  CLI::Option* history = app.add_option("--history", f->history, "history database (default $ASSAY_HISTORY or .assay/history.db)");
   app.add_option("--bench", f->bench, "show the trends of this bench's cases");
   app.add_option("--case", f->case_regex, "show the trends of cases whose id matches this regex");
   app.add_option("--since", f->since, "only runs since: 30d, 12h, 2w, 45m, or a UTC date 2026-11-01");
@@ -30,7 +30,8 @@ Action add_history_command(CLI::App& app) {
   app.add_option("--max-p", f->cp.max_p_value, "largest t-test p-value of a change point")->capture_default_str();
   app.add_option("--window", f->cp.window, "E-divisive window, in runs")->capture_default_str();
 
-  return [f]() -> int {
+  return [f, history]() -> int {
+    if (history->count() && f->history.empty()) throw InputError("--history '': name a history database file");
     // E-divisive stops at the first candidate whose p-value is not below --max-p: 1 never stops it.
     if (!(f->cp.max_p_value > 0 && f->cp.max_p_value < 1))
       throw InputError("--max-p " + std::to_string(f->cp.max_p_value) + ": a p-value in (0, 1)");
