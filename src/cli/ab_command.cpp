@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
-#include <regex>
 
 #include "cli/commands.hpp"
 #include "cli/device_flag.hpp"
@@ -14,6 +13,7 @@
 #include "core/interrupt.hpp"
 #include "core/results.hpp"
 #include "runner/ab.hpp"
+#include "runner/worker.hpp"
 #include "store/run_set.hpp"
 
 namespace assay::cli {
@@ -21,9 +21,8 @@ namespace assay::cli {
 namespace {
 // NAME=value, NAME a shell-style variable name.
 void check_env(const std::string& flag, const std::vector<std::string>& settings) {
-  static const std::regex setting("[A-Za-z_][A-Za-z0-9_]*=.*");
   for (const auto& e : settings)
-    if (!std::regex_match(e, setting)) throw InputError(flag + " '" + e + "': use NAME=value");
+    if (!runner::is_env_setting(e)) throw InputError(flag + " '" + e + "': use NAME=value");
 }
 }  // namespace
 

@@ -50,7 +50,7 @@ std::vector<float> matmul(const Node& n, const HostValue& a, const HostValue& b)
 
 std::vector<float> linear(const Node& n, const Inputs& in) {
   const HostValue &x = *in[0], &w = *in[1];
-  const std::int64_t out_f = w.shape[0], in_f = w.shape[1], rows = x.shape.numel() / (in_f ? in_f : 1);
+  const std::int64_t out_f = w.shape[0], in_f = w.shape[1], rows = x.shape.outer(1);
   std::vector<float> out(static_cast<std::size_t>(n.shape.numel()));
   for (std::int64_t r = 0; r < rows; ++r)
     for (std::int64_t o = 0; o < out_f; ++o) {
@@ -69,8 +69,7 @@ std::vector<float> linear(const Node& n, const Inputs& in) {
 std::vector<float> attention(const Node& n, const HostValue& q, const HostValue& k, const HostValue& v) {
   const int r = q.shape.rank;
   const std::int64_t L = q.shape[r - 2], E = q.shape[r - 1], S = k.shape[r - 2], Ev = v.shape[r - 1];
-  std::int64_t batches = 1;  // the leading dims' product (not numel / (L * E): E or L may be 0)
-  for (int d = 0; d < r - 2; ++d) batches *= q.shape[d];
+  const std::int64_t batches = q.shape.outer(2);
   const bool causal = n.attrs.flags & kCausal;
   std::vector<float> out(static_cast<std::size_t>(n.shape.numel()));
   std::vector<double> p(static_cast<std::size_t>(S));

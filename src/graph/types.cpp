@@ -47,6 +47,12 @@ std::int64_t Shape::numel() const {
   return n;
 }
 
+std::int64_t Shape::outer(int inner) const {
+  std::int64_t n = 1;
+  for (int i = 0; i < rank - inner; ++i) n *= (*this)[i];
+  return n;
+}
+
 bool Shape::operator==(const Shape& o) const {
   if (rank != o.rank) return false;
   for (int i = 0; i < rank; ++i)

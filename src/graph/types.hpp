@@ -32,6 +32,9 @@ struct Shape {
   std::int64_t operator[](int i) const { return dims[static_cast<std::size_t>(i)]; }
   std::int64_t& operator[](int i) { return dims[static_cast<std::size_t>(i)]; }
   std::int64_t numel() const;
+  // The product of all but the last `inner` dims (batches of a matmul or attention: not
+  // numel / inner sizes, which may be 0).
+  std::int64_t outer(int inner) const;
   void push_back(std::int64_t d) { dims[static_cast<std::size_t>(rank++)] = d; }
   bool operator==(const Shape& o) const;
 };

@@ -503,8 +503,7 @@ struct GpuExecutor::Impl {
     s.E = q.shape[r - 1];
     s.S = k.shape[r - 2];
     s.Ev = v.shape[r - 1];
-    s.batches = 1;  // the leading dims' product (not numel / (L * E): E or L may be 0)
-    for (int d = 0; d < r - 2; ++d) s.batches *= q.shape[d];
+    s.batches = q.shape.outer(2);
     s.scale = static_cast<float>(n.attrs.value);
     s.causal = n.attrs.flags & kCausal;
     s.dtype = n.dtype;
@@ -643,7 +642,7 @@ struct GpuExecutor::Impl {
             // cuBLASLt's algorithms assume 16-byte aligned operands: offset views are copied.
             const int x = contiguous(p, static_cast<int>(n.inputs[0]), true);
             Layout xl = p.L[static_cast<std::size_t>(x)];
-            xl.shape = Shape{in_f ? xl.shape.numel() / in_f : 0, in_f};
+            xl.shape = Shape{xl.shape.outer(1), in_f};  // rows even where in_f = 0 (then zeros)
             xl.strides = contiguous_layout(xl.base, xl.shape).strides;
             const int xv = static_cast<int>(p.L.size());
             p.L.push_back(xl);

@@ -85,7 +85,6 @@ class RunnerEvaluator : public tune::Evaluator {
 
 TuneVariant parse_tune_variant(const std::string& text, const std::string& origin) {
   static const std::regex head(R"(([A-Za-z0-9_.@:+-]+)=([A-Za-z0-9_.@:+-]+))");
-  static const std::regex setting("[A-Za-z_][A-Za-z0-9_]*=.*");
   std::vector<std::string> parts;
   std::size_t at = 0;
   for (std::size_t comma; (comma = text.find(',', at)) != std::string::npos; at = comma + 1)
@@ -97,7 +96,7 @@ TuneVariant parse_tune_variant(const std::string& text, const std::string& origi
   TuneVariant v{m[1], m[2], {}};
   v.origin = origin;
   for (std::size_t i = 1; i < parts.size(); ++i) {
-    if (!std::regex_match(parts[i], setting)) throw InputError(origin + " '" + text + "': '" + parts[i] + "' is not VAR=value");
+    if (!is_env_setting(parts[i])) throw InputError(origin + " '" + text + "': '" + parts[i] + "' is not VAR=value");
     v.env.push_back(parts[i]);
   }
   return v;

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <regex>
 
 #include "backends/backend.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "runner/tune_run.hpp"
+#include "runner/worker.hpp"
 
 namespace assay::runner {
 
@@ -151,9 +151,8 @@ TuningTable load_tuning_table(const std::string& path) {
     e.variant = str(o, "variant", at);
     e.backend = str(o, "backend", at);
     if (!o.contains("env") || !o["env"].is_array()) throw InputError(path + ": field '" + at + "env' must be an array");
-    static const std::regex setting("[A-Za-z_][A-Za-z0-9_]*=.*");  // as suites' and tune's variants
     for (const auto& x : o["env"]) {
-      if (!x.is_string() || !std::regex_match(x.get<std::string>(), setting))
+      if (!x.is_string() || !is_env_setting(x.get<std::string>()))
         throw InputError(path + ": field '" + at + "env' must hold NAME=value strings (NAME: letters, digits, _)");
       e.env.push_back(x.get<std::string>());
     }

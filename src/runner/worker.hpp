@@ -5,6 +5,7 @@
 // later worker measures. A case that
 // faults, aborts or hangs takes only its worker with it; the GPU is clean again for the next
 // case because the driver tears down the dead process's context.
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,13 @@ namespace assay::runner {
 // Which assay binary a worker runs: this one (path empty), or another build's (`assay ab`), with
 // extra environment settings ("NAME=value") for it, and the command it runs under, if any
 // (`assay profile`: the profiler's command line, which ends where the worker's begins).
+// A setting passed to workers through env(1): NAME=value, NAME a shell-style variable name (env
+// takes anything else as its option or command). Suites, tune variants, tables and ab check it.
+inline bool is_env_setting(const std::string& text) {
+  static const std::regex setting("[A-Za-z_][A-Za-z0-9_]*=.*");
+  return std::regex_match(text, setting);
+}
+
 struct WorkerProgram {
   std::string path;
   std::vector<std::string> env;

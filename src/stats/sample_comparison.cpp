@@ -115,9 +115,9 @@ std::string change_words(double s) {
 }  // namespace
 
 double relative_timer_step(const std::vector<double>& base, const std::vector<double>& cand) {
+  if (base.empty() || cand.empty()) return 0.0;
   std::vector<double> all = base;
   all.insert(all.end(), cand.begin(), cand.end());
-  if (base.empty() || cand.empty()) return 0.0;
   std::sort(all.begin(), all.end());
   double step = 0.0;
   for (std::size_t i = 1; i < all.size(); ++i) {
@@ -217,9 +217,9 @@ SampleComparison compare_samples(const Sessions& base, const Sessions& cand, Bet
   // Batches need enough samples on both sides (batch_medians gives none below kMinBatchSamples).
   const bool in_runs = all_base.size() >= kMinBatchSamples && all_cand.size() >= kMinBatchSamples &&
                        (serially_correlated(all_base) || serially_correlated(all_cand));
-  const double step = relative_timer_step(all_base, all_cand);
-  if (base.size() + cand.size() >= 3) by_sessions(base, cand, step, t, c);
-  else if (in_runs) by_batches(all_base, all_cand, step, t, c);
+  // The timer's step only where replicates are medians (a sort of every sample: not for by_samples).
+  if (base.size() + cand.size() >= 3) by_sessions(base, cand, relative_timer_step(all_base, all_cand), t, c);
+  else if (in_runs) by_batches(all_base, all_cand, relative_timer_step(all_base, all_cand), t, c);
   else by_samples(all_base, all_cand, t, c);
   decide_verdict(c, better, t);
   return c;

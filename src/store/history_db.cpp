@@ -59,22 +59,23 @@ std::string history_path(const std::string& flag_value) {
 }
 
 namespace {
-// A reader of a WAL database makes its -shm file beside it: in a folder it cannot write (nor can
-// a writer), it reads the file as immutable.
-bool immutable(const std::string& path, SqliteDb::Access access) {
-  const fs::path folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
-  return access == SqliteDb::Access::read_only && ::access(folder.c_str(), W_OK) != 0;
+fs::path folder_of(const std::string& path) {
+  const fs::path p = fs::path(path).parent_path();
+  return p.empty() ? fs::path(".") : p;
 }
-std::string immutable_uri(const std::string& path) {
+
+// A reader of a WAL database makes its -shm file beside it: in a folder it cannot write (nor can
+// a writer), it opens the file as immutable.
+SqliteDb open_history(const std::string& path, SqliteDb::Access access) {
+  if (access != SqliteDb::Access::read_only || ::access(folder_of(path).c_str(), W_OK) == 0)
+    return SqliteDb(path, access, kHistoryBusyTimeoutMs);
   std::string uri = "file:";
   for (char c : fs::absolute(path).string()) uri += c == '?' ? "%3F" : c == '#' ? "%23" : c == '%' ? "%25" : std::string(1, c);
-  return uri + "?immutable=1";
+  return SqliteDb(path, SqliteDb::Access::immutable, kHistoryBusyTimeoutMs, uri + "?immutable=1");
 }
 }  // namespace
 
-HistoryDb::HistoryDb(const std::string& path, SqliteDb::Access access)
-    : db_(path, immutable(path, access) ? SqliteDb::Access::immutable : access, kHistoryBusyTimeoutMs,
-          immutable(path, access) ? immutable_uri(path) : "") {}
+HistoryDb::HistoryDb(const std::string& path, SqliteDb::Access access) : db_(open_history(path, access)) {}
 
 HistoryDb HistoryDb::open_for_writing(const std::string& path) {
   const fs::path p(path);
@@ -123,7 +124,7 @@ void HistoryDb::verify_writable(const std::string& path) {
   // An existing history: an assay history (checked without changing it), and one this process
   // can write with its -wal and -shm files beside it; else the run would lose its record at the end.
   HistoryDb(path, SqliteDb::Access::read_only).check_schema_version();
-  const fs::path folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  const fs::path folder = folder_of(path);
   if (::access(path.c_str(), W_OK) != 0) throw InputError(path + ": the history is not writable (a run records itself there)");
   if (::access(folder.c_str(), W_OK | X_OK) != 0)
     throw InputError(path + ": the history's folder " + folder.string() + " is not writable (SQLite keeps its -wal file there)");

@@ -197,13 +197,15 @@ TEST(GpuLazy, EdgeShapesAndLayouts) {
     auto e2 = expand(exp(x), {256, 64});
     auto empty_n = matmul(randn(g, {4, 8}, 3, o), randn(g, {8, 0}, 4, o));
     auto empty_k = matmul(randn(g, {4, 0}, 5, o), randn(g, {0, 6}, 6, o));
+    auto empty_in = linear(randn(g, {4, 0}, 17, o), randn(g, {6, 0}, 18, o), std::nullopt);  // zeros, 4 x 6
     auto ln = layer_norm(randn(g, {8, 32}, 7, o), {32}, std::nullopt, std::nullopt, 1.0);
     auto big = randn(g, {5, 101}, 8, o);
     auto lin = linear(slice(big, 0, 1, 5), randn(g, {12, 101}, 9, o), randn(g, {12}, 10, o));  // offset 101 elements
     // Attention with an empty head dim (every row the mean of V's) or no keys (zeros), as the CPU executor.
     auto no_e = scaled_dot_product_attention(randn(g, {2, 5, 0}, 11, o), randn(g, {2, 3, 0}, 12, o), randn(g, {2, 3, 4}, 13, o));
     auto no_s = scaled_dot_product_attention(randn(g, {1, 2, 4}, 14, o), randn(g, {1, 0, 4}, 15, o), randn(g, {1, 0, 3}, 16, o));
-    check_program(ex, g, {matmul(e1, w).id, matmul(e2, w).id, e1.id, empty_n.id, empty_k.id, ln.id, lin.id, no_e.id, no_s.id},
+    check_program(ex, g, {matmul(e1, w).id, matmul(e2, w).id, e1.id, empty_n.id, empty_k.id, ln.id, lin.id, no_e.id, no_s.id,
+                          empty_in.id},
                   t, std::string("edges ") + std::string(elem_name(t)));
   }
 }

@@ -249,6 +249,14 @@ TEST(CpuExecutor, AttentionWithAnEmptyHeadDimOrNoKeys) {
   expect_near(none, std::vector<double>(6, 0.0));
 }
 
+// No input features: each output row is the bias (rows were counted as numel / 0 -> 0).
+TEST(CpuExecutor, LinearWithNoInputFeaturesIsItsBias) {
+  Graph g;
+  const auto got = materialize(linear(zeros(g, {2, 0}), zeros(g, {3, 0}), data(g, {3})));
+  const auto b = in64(data(g, {3}));
+  expect_near(got, {b[0], b[1], b[2], b[0], b[1], b[2]});
+}
+
 // An element count past int64 (2^32 x 2^32 wrapped to 0) is refused where it is recorded.
 TEST(CpuExecutor, ElementCountsPastInt64AreRefused) {
   Graph g;
