@@ -82,6 +82,8 @@ def find_assay(explicit):
             cands.append(w)
         for root in (os.path.dirname(ADAPTERS), ADAPTERS):
             cands.append(os.path.join(root, "build", "current", "bin", "assay"))
+        # An installed prefix: ADAPTERS is <prefix>/share/assay/adapters.
+        cands.append(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(ADAPTERS))), "bin", "assay"))
     for c in cands:
         if os.path.isfile(c) and os.access(c, os.X_OK):
             return os.path.abspath(c)

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <utility>
@@ -107,8 +108,12 @@ struct Axis {
   std::string name;
   std::vector<std::int64_t> values;
   std::string expression;
+  // {"m", {64}} and {"m", {64, 128}}: a list (one value too); {"n", {"m"}} or {"n", "2*m"}: an
+  // expression. (A vector of const char* made {"m", {64}} ambiguous: vector(size_type).)
+  Axis(std::string n, std::initializer_list<std::int64_t> v) : name(std::move(n)), values(v) {}
   Axis(std::string n, std::vector<std::int64_t> v) : name(std::move(n)), values(std::move(v)) {}
-  Axis(std::string n, std::vector<const char*> e) : name(std::move(n)), expression(e.empty() ? "" : e.front()) {}
+  Axis(std::string n, const char* e) : name(std::move(n)), expression(e) {}
+  Axis(std::string n, std::string e) : name(std::move(n)), expression(std::move(e)) {}
 };
 
 // What the program runs when it is started without a subcommand: one [[bench]] of a suite

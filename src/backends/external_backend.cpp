@@ -1,12 +1,11 @@
 #include "backends/external_backend.hpp"
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "core/error.hpp"
+#include "core/temp_dir.hpp"
 
 namespace assay {
 
@@ -14,38 +13,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The adapters folder: $ASSAY_ADAPTERS_DIR, else ./adapters, else next to the binary's tree
-// (a source tree's adapters/, or an installed prefix's share/assay/adapters).
+// The adapters folder: $ASSAY_ADAPTERS_DIR, else the one of the binary's tree (a source tree's
+// adapters/, an installed prefix's share/assay/adapters), else ./adapters. A folder counts only
+// when it holds assay's adapter package: a user project's own adapters/ in the working folder
+// must not replace the shipped ones, nor a checkout's pair with another build's binary.
 std::string adapters_dir() {
   if (const char* env = std::getenv("ASSAY_ADAPTERS_DIR"); env && *env) return env;
-  std::vector<fs::path> candidates = {fs::current_path() / "adapters"};
+  std::vector<fs::path> candidates;
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec)
     for (fs::path p = exe.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
       for (const char* sub : {"adapters", "share/assay/adapters"}) candidates.push_back(p / sub);
+  candidates.push_back(fs::current_path() / "adapters");
   for (const auto& c : candidates)
-    if (fs::is_directory(c)) return c.string();
+    if (fs::is_regular_file(c / "assay_adapter" / "protocol.py", ec)) return c.string();
   return {};
 }
-
-// A private folder for one adapter call's files, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "assay-adapter-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw InternalError("cannot create a temporary folder for the adapter");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 void write_bytes(const fs::path& p, const std::byte* data, std::size_t n) {
   std::ofstream f(p, std::ios::binary);
@@ -58,6 +42,21 @@ adapter::TensorFile tensor_file(const std::string& name, const fs::path& path, c
 }
 
 std::string tail(const std::string& s, std::size_t n = 600) { return s.size() > n ? "..." + s.substr(s.size() - n) : s; }
+
+// The end of an adapter's stderr for a case's reason, which is one line (docs/adapters.md): its
+// lines joined by " | ", blank ones dropped.
+std::string stderr_in_reason(const std::string& err) {
+  std::string out, line;
+  for (const char c : tail(err) + "\n") {
+    if (c != '\n' && c != '\r') {
+      line += c;
+      continue;
+    }
+    if (line.find_first_not_of(" \t") != std::string::npos) out += (out.empty() ? "" : " | ") + line;
+    line.clear();
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -107,7 +106,7 @@ ExternalBackend::Result ExternalBackend::run(const Problem& problem, const std::
                                              const adapter::MeasureRequest& measure, double timeout_s,
                                              std::uint64_t seed, const std::vector<HostTensor>* fresh_inputs) const {
   const std::vector<std::string> argv = command();
-  TempDir dir;
+  const TempDir dir("assay-adapter-");
   adapter::CaseRequest req;
   req.backend = spec_.name;
   req.variant = spec_.variant;
@@ -145,7 +144,7 @@ ExternalBackend::Result ExternalBackend::run(const Problem& problem, const std::
   if (!proc.started) throw InternalError(who + ": " + proc.error);
   if (proc.timed_out)
     throw InternalError(who + " timed out after " + std::to_string(static_cast<int>(limits.timeout_s)) +
-                        " s (adapter_timeout_s) and was killed; stderr: " + tail(proc.err_tail));
+                        " s (adapter_timeout_s) and was killed; stderr: " + stderr_in_reason(proc.err_tail));
   if (proc.stdout_overflow)
     throw InternalError(who + " flooded stdout (more than " + std::to_string(limits.max_stdout_bytes) +
                         " bytes) and was killed");
@@ -156,7 +155,7 @@ ExternalBackend::Result ExternalBackend::run(const Problem& problem, const std::
     if (proc.exit_code != 0)
       throw InternalError(who + " exited with " +
                           (proc.signal ? "signal " + std::to_string(proc.signal) : "code " + std::to_string(proc.exit_code)) +
-                          "; stderr: " + tail(proc.err_tail));
+                          "; stderr: " + stderr_in_reason(proc.err_tail));
     throw InternalError(who + ": " + e.what());
   }
   if (reply.status == "unavailable") throw SkipError(spec_.name + " unavailable: " + reply.message);

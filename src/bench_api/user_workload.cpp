@@ -18,18 +18,29 @@ std::string shape_text(const std::vector<std::int64_t>& s) {
   return t + "]";
 }
 
+// A user's callback (shape, flops, bytes, generate, reference), with what it throws turned into
+// assay's errors: an exception that is not a std::exception would otherwise end the worker
+// (std::terminate, "crashed") instead of failing its case with a reason.
+template <class F>
+decltype(auto) user_callback(const std::string& what, F&& f) {
+  try {
+    return f();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw InputError(what + " threw: " + e.what());
+  } catch (...) {
+    throw InputError(what + " threw an exception that is not a std::exception");
+  }
+}
+
 class UserProblem final : public Problem {
  public:
   UserProblem(const bench::Workload& def, Params params, DType dtype)
       : def_(def), params_(std::move(params)), dtype_(dtype) {
     const std::string at = def_.name + " at " + params_string(params_) + ": ";
     const auto shape_of = [&](const bench::TensorSpec& t) {
-      std::vector<std::int64_t> s;
-      try {
-        s = t.shape(params_);
-      } catch (const std::exception& e) {
-        throw InputError(at + "the shape of " + t.name + " threw: " + e.what());
-      }
+      const std::vector<std::int64_t> s = user_callback(at + "the shape of " + t.name, [&] { return t.shape(params_); });
       for (auto d : s)
         if (d < 0) throw InputError(at + t.name + " has the negative shape " + shape_text(s));
       return s;
@@ -46,9 +57,11 @@ class UserProblem final : public Problem {
     return n;
   }
   std::string output_name() const override { return def_.output.name; }
-  double flops() const override { return def_.flops(params_); }
+  double flops() const override {
+    return user_callback(def_.name + ": flops", [&] { return def_.flops(params_); });
+  }
   double min_bytes() const override {
-    if (def_.bytes) return def_.bytes(params_, to_public(dtype_));
+    if (def_.bytes) return user_callback(def_.name + ": bytes", [&] { return def_.bytes(params_, to_public(dtype_)); });
     return static_cast<double>(device_bytes());
   }
   std::uint64_t device_bytes() const override {
@@ -62,7 +75,7 @@ class UserProblem final : public Problem {
       HostTensor t = HostTensor::zeros(dtype_, input_shapes_[i]);
       if (def_.generate) {
         std::vector<double> v(t.numel());
-        def_.generate(params_, i, seed, v);
+        user_callback(def_.name + ": generate", [&] { def_.generate(params_, i, seed, v); });
         if (v.size() != t.numel())
           throw InternalError(def_.name + ": generate gave " + std::to_string(v.size()) + " values for " +
                               def_.inputs[i].name + ", which has " + std::to_string(t.numel()));
@@ -83,7 +96,7 @@ class UserProblem final : public Problem {
       std::vector<std::vector<double>> values;
       for (const auto& t : inputs) values.push_back(to_doubles(t));
       r.value.assign(n, 0.0);
-      def_.reference(params_, values, r.value);
+      user_callback(def_.name + ": the reference", [&] { def_.reference(params_, values, r.value); });
       if (r.value.size() != n)
         throw InternalError(def_.name + ": the reference gave " + std::to_string(r.value.size()) +
                             " values for an output of " + std::to_string(n));

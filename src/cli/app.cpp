@@ -63,9 +63,15 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     bool any = false;
     for (auto& [sub, action] : actions) any = any || sub->parsed();
-    if (!any && argc > 1)  // name what was given instead of a command
-      std::cerr << "assay: '" << argv[1] << "' is not a command (run, check, merge, sessions, list, compare, ab, history, doctor, report, graph, tune, profile)\n";
-    std::cerr << "assay: " << e.what() << " (see --help)\n";
+    if (!any && argc > 1) {  // name what was given instead of a command: one line, not CLI11's as well
+      const std::string given = argv[1];
+      std::cerr << "assay: '" << given << "' is not "
+                << (given.starts_with("-") ? "an option of assay; a command comes first" : "a command")
+                << " (run, check, merge, sessions, list, compare, ab, history, doctor, report, graph, tune, profile;"
+                   " see --help)\n";
+    } else {
+      std::cerr << "assay: " << e.what() << " (see --help)\n";
+    }
     return static_cast<int>(ExitCode::bad_input);
   }
   for (auto& [sub, action] : actions) {

@@ -18,6 +18,7 @@
 #include "backends/backend.hpp"
 #include "backends/subprocess.hpp"
 #include "core/error.hpp"
+#include "core/temp_dir.hpp"
 #include "runner/execute.hpp"
 
 namespace assay::runner {
@@ -30,18 +31,19 @@ std::string find_compute_sanitizer() {
                                             "/usr/local/cuda/compute-sanitizer/compute-sanitizer"});
 }
 
-// The worker once more under `tool`; its findings (the ERROR SUMMARY and the first error).
-std::string run_sanitizer(const std::string& sanitizer, const std::string& tool, const std::string& self,
-                     const std::string& request, double timeout_s, bool* clean) {
-  const std::string log = (std::filesystem::temp_directory_path() /
-                           ("assay-sanitizer-" + std::to_string(::getpid()) + "-" + tool + ".log"))
-                              .string();
+// The worker (`worker_argv`, as the case ran) once more under `tool`, its log in `folder`; its
+// findings (the ERROR SUMMARY and the first error).
+std::string run_sanitizer(const std::string& sanitizer, const std::string& tool,
+                          const std::vector<std::string>& worker_argv, const std::filesystem::path& folder,
+                          const std::string& request, double timeout_s, bool* clean) {
+  const std::string log = (folder / ("sanitizer-" + tool + ".log")).string();
   SubprocessLimits limits;
   limits.timeout_s = timeout_s;
   limits.max_stdout_bytes = 256u << 20;
-  const auto r = run_subprocess({sanitizer, "--tool", tool, "--log-file", log, "--error-exitcode", "86",
-                                 "--print-limit", "20", self, "__worker"},
-                                request, limits);
+  std::vector<std::string> argv = {sanitizer, "--tool", tool, "--log-file", log, "--error-exitcode", "86",
+                                   "--print-limit", "20"};
+  argv.insert(argv.end(), worker_argv.begin(), worker_argv.end());
+  const auto r = run_subprocess(argv, request, limits);
   std::ifstream in(log);
   std::string line, first_error, summary;
   while (std::getline(in, line)) {
@@ -55,7 +57,6 @@ std::string run_sanitizer(const std::string& sanitizer, const std::string& tool,
     for (const char* key : {"ERROR SUMMARY:", "RACECHECK SUMMARY:"})
       if (const auto at = line.find(key); at != std::string::npos) summary = line.substr(at + std::strlen(key) + 1);
   }
-  std::filesystem::remove(log);
   // --error-exitcode makes any finding a non-zero exit.
   *clean = r.exit_code == 0 && !r.timed_out;
   if (r.timed_out) return "timed out after " + std::to_string(static_cast<int>(timeout_s)) + " s";
@@ -73,15 +74,17 @@ CaseRecord run_case_in_worker(const verify::ResolvedCase& rc, double timeout_s, 
   // deleted file, and every later case would fail to start). Not /proc/self/exe: env(1) or a
   // wrapper would resolve that to itself.
   const std::string self = program.path.empty() ? "/proc/" + std::to_string(::getpid()) + "/exe" : program.path;
-  // Extra environment through env(1): the worker is exec'd by it, in the same process.
+  // The worker's temporary files go into a folder removed here after it ended: a worker killed
+  // at the timeout runs no destructor (core/temp_dir.hpp). Through env(1), with any extra
+  // environment: the worker is exec'd by it, in the same process.
+  const TempDir scratch("assay-case-");
+  std::vector<std::string> worker_argv = {"/usr/bin/env", "--"};  // "--": no setting is taken as env's option
+  worker_argv.insert(worker_argv.end(), program.env.begin(), program.env.end());
+  worker_argv.push_back(std::string(kCaseScratchEnv) + "=" + scratch.path().string());
+  worker_argv.push_back(self);
+  worker_argv.push_back("__worker");
   std::vector<std::string> argv = program.wrapper;
-  if (!program.env.empty()) {
-    argv.push_back("/usr/bin/env");
-    argv.push_back("--");  // no setting is taken as one of env's options (--split-string=...)
-    argv.insert(argv.end(), program.env.begin(), program.env.end());
-  }
-  argv.push_back(self);
-  argv.push_back("__worker");
+  argv.insert(argv.end(), worker_argv.begin(), worker_argv.end());
   SubprocessLimits limits;
   limits.timeout_s = timeout_s;
   limits.max_stdout_bytes = 256u << 20;  // raw samples of a long case
@@ -115,7 +118,8 @@ CaseRecord run_case_in_worker(const verify::ResolvedCase& rc, double timeout_s, 
         }
         for (const std::string tool : {"memcheck", "racecheck"}) {
           bool clean = true;
-          rec.sanitizer[tool] = run_sanitizer(sanitizer, tool, self, request, 10 * limits.timeout_s, &clean);
+          rec.sanitizer[tool] =
+              run_sanitizer(sanitizer, tool, worker_argv, scratch.path(), request, 10 * limits.timeout_s, &clean);
           if (!clean && rec.status == CaseStatus::ok) {
             rec.status = CaseStatus::check_failed;
             rec.reason = "compute-sanitizer " + tool + ": " + rec.sanitizer[tool];

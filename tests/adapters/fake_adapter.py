@@ -66,7 +66,7 @@ if behaviour == "utf8crash":  # UTF-8 on stderr, cut by assay's tail at a byte i
     sys.stderr.write("x" + "\u00e9" * 5000 + "\n")
     sys.exit(7)
 if behaviour == "crash":
-    sys.stderr.write("fake adapter: segmentation fault (pretend)\n")
+    sys.stderr.write("fake adapter: segmentation fault (pretend)\n\n  in frame 0\n")
     sys.exit(7)
 if behaviour == "unavailable":
     reply({"status": "unavailable", "message": "fake stack is not installed"})

@@ -108,6 +108,21 @@ ASSAY_BENCH_WORKLOAD({
     .flops = [](const assay::bench::Params& p) { return 2.0 * static_cast<double>(p.at("n")); },
     .reference_backend = "trusted-scale-add",
 });
+// An oracle that throws what is not a std::exception: the case fails with a reason; the worker
+// had died of std::terminate (signal 6).
+ASSAY_BENCH_WORKLOAD({
+    .name = "scale_add_oracle_throws",
+    .params = {"n"},
+    .dtypes = {DType::f32},
+    .inputs = {{"x", n_of}, {"y", n_of}},
+    .output = {"z", n_of},
+    .flops = [](const assay::bench::Params& p) { return 2.0 * static_cast<double>(p.at("n")); },
+    .reference = [](const assay::bench::Params&, const std::vector<std::vector<double>>&,
+                    std::vector<double>&) { throw 42; },
+});
+ASSAY_BENCH_KERNEL({.name = "user-scale-add-thrown-at", .workload = "scale_add_oracle_throws", .dtypes = {DType::f32},
+                    .launch = scale_add, .device = Device::cpu});
+
 void scale_add_off(const Call& c) {
   scale_add(c);
   c.output.as<float>()[c["n"] - 1] *= 1.5f;
@@ -124,5 +139,11 @@ ASSAY_BENCH_BENCHMARK({.name = "scale-add",
                        .backends = {"user-scale-add"},
                        .dtypes = {DType::f32},
                        .axes = {{"n", {1000, 4096}}}});
+// An axis of one value (it failed to compile: {64} was ambiguous with a vector of const char*).
+ASSAY_BENCH_BENCHMARK({.name = "scale-add-one",
+                       .workload = "scale_add",
+                       .backends = {"user-scale-add"},
+                       .dtypes = {DType::f32},
+                       .axes = {{"n", {64}}}});
 
 }  // namespace

@@ -118,7 +118,10 @@ TEST(Adapters, StderrCutInsideACharacterStillMakesARecord) {
   for (const bool isolated : {true, false})
     expect_adapter_error_run("python3 tests/adapters/fake_adapter.py utf8crash", isolated, "exited with code 7");
 }
-TEST(Adapters, CrashKeepsStderr) { expect_error("crash", "exited with code 7; stderr: fake adapter: segmentation fault"); }
+// Its stderr's lines joined into the one-line reason.
+TEST(Adapters, CrashKeepsStderr) {
+  expect_error("crash", "exited with code 7; stderr: fake adapter: segmentation fault (pretend) |   in frame 0");
+}
 TEST(Adapters, WrongSizedOutput) { expect_error("wrongsize", "wrote 188 bytes to C, expected 192"); }
 TEST(Adapters, ReportedError) { expect_error("error", "reported an error: fake failure while compiling"); }
 TEST(Adapters, MeasuringReplyWithoutSamples) { expect_error("nosamples", "must return samples"); }
@@ -145,6 +148,44 @@ TEST(Adapters, HangIsKilledAtTheLimit) {
   const auto t0 = std::chrono::steady_clock::now();
   expect_error("hang", "timed out after 3 s");
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 15);
+}
+
+// A worker killed at case_timeout_s (the adapter still inside its call) runs no destructor; the
+// folder of the adapter's tensor files must still go, with the worker's scratch folder.
+TEST(Adapters, AKilledWorkerLeavesNoTemporaryFiles) {
+  const fs::path dir = fresh_dir("adapter-killed-worker");
+  const fs::path tmp = dir / "tmp";
+  fs::create_directories(tmp);
+  std::string suite = read_text_file(source_dir() + "/tests/data/adapter_fake.toml");
+  suite.replace(suite.find("adapter_timeout_s = 3"), 21, "adapter_timeout_s = 60\ncase_timeout_s = 2");
+  write_file_atomically(dir / "suite.toml", suite);
+  const auto r = run_assay("run " + (dir / "suite.toml").string() + " --device cpu --no-history --out " +
+                               (dir / "out").string(),
+                           "TMPDIR=" + tmp.string() + " TVM_BENCH_CMD='python3 tests/adapters/fake_adapter.py hang'");
+  EXPECT_EQ(r.code, 1) << r.out;
+  const auto files = files_in(dir / "out", ".json");
+  ASSERT_EQ(files.size(), 1u) << r.out;
+  bool timed_out = false;
+  for (const auto& c : parse_results_json(read_text_file(files[0]), files[0].string()).cases)
+    timed_out |= c.backend == "tvm" && c.status == CaseStatus::timeout;
+  EXPECT_TRUE(timed_out) << r.out;
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(tmp)) left.push_back(e.path().filename().string());
+  EXPECT_TRUE(left.empty()) << left.front();
+  fs::remove_all(dir);
+}
+
+// A project's own adapters/ folder in the working folder does not replace assay's (every shipped
+// adapter's case had failed with "can't open file .../adapters/torch_adapter.py").
+TEST(Adapters, AnAdaptersFolderOfTheWorkingFolderIsNotAssays) {
+  const fs::path dir = fresh_dir("adapter-foreign-folder");
+  fs::create_directories(dir / "adapters");
+  const auto r = run_assay_in(dir, {"run", source_dir() + "/examples/python_sdpa/suite.toml", "--device", "cpu",
+                                    "--no-history", "--filter", "^cpu/torch/.*s=16", "--out", (dir / "out").string()});
+  // Run (0) or skipped where torch is missing (2), never the adapter's error (4).
+  EXPECT_TRUE(r.code == 0 || r.code == 2) << r.out;
+  EXPECT_EQ(r.out.find((dir / "adapters").string()), std::string::npos) << r.out;
+  fs::remove_all(dir);
 }
 
 TEST(Adapters, FloodIsCut) { expect_error("flood", "flooded stdout"); }

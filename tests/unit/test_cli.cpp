@@ -24,7 +24,13 @@ TEST(Cli, HelpAndBadUsage) {
   EXPECT_EQ(run("run --help").code, 0);
   const auto bad = run("run tests/data/cpu_small.toml --no-such-flag");
   EXPECT_EQ(bad.code, 3) << bad.out;
-  EXPECT_EQ(run("frobnicate").code, 3);
+  // What is not a command gets one line saying so, not CLI11's "a subcommand is required" too.
+  for (const std::string word : {"frobnicate", "--bogus"}) {
+    const auto unknown = run(word);
+    EXPECT_EQ(unknown.code, 3);
+    EXPECT_NE(unknown.out.find("'" + word + "' is not "), std::string::npos) << unknown.out;
+    EXPECT_EQ(unknown.out.find("subcommand is required"), std::string::npos) << unknown.out;
+  }
   EXPECT_EQ(run("run tests/data/cpu_small.toml --mode lukewarm").code, 3);
   const auto rounds = run("run tests/data/cpu_small.toml --device cpu --rounds 0");
   EXPECT_EQ(rounds.code, 3);

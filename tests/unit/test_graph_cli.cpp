@@ -62,5 +62,5 @@ TEST(GraphCli, BadUsageExits3) {
   EXPECT_EQ(run_assay("graph").code, 3);
   const Result r = run_assay("graph dump --example block --hidden 30 --heads 4");
   EXPECT_EQ(r.code, 3) << r.out;
-  EXPECT_TRUE(has(run_assay("nothing").out, "report, graph, tune, profile)"));
+  EXPECT_TRUE(has(run_assay("nothing").out, "report, graph, tune, profile;"));
 }

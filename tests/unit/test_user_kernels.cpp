@@ -56,6 +56,13 @@ backends = ["user-scale-add-right", "user-scale-add-last-wrong"]
 dtype = "f32"
 [bench.axes]
 n = 1000
+[[bench]]
+name = "oracle-throws"
+workload = "scale_add_oracle_throws"
+backends = ["user-scale-add-thrown-at"]
+dtype = "f32"
+[bench.axes]
+n = 100
 )";
 
 }  // namespace
@@ -105,6 +112,11 @@ TEST(UserKernels, EveryPlantedFaultIsCaughtAndTheSuiteGoesOn) {
   const auto& wrong = at("user-scale-add-last-wrong", "n=1000");
   EXPECT_EQ(wrong.status, CaseStatus::check_failed);
   EXPECT_NE(wrong.reason.find("element 999"), std::string::npos) << wrong.reason;
+  const auto& thrown = at("user-scale-add-thrown-at", "n=100");
+  EXPECT_EQ(thrown.status, CaseStatus::error) << thrown.reason;
+  EXPECT_NE(thrown.reason.find("scale_add_oracle_throws: the reference threw an exception that is not a std::exception"),
+            std::string::npos)
+      << thrown.reason;
   fs::remove_all(dir);
 }
 
@@ -116,7 +128,7 @@ TEST(UserKernels, WithoutASubcommandTheRegisteredBenchmarksRun) {
   const auto files = files_in(dir, ".json");
   ASSERT_EQ(files.size(), 1u) << r.out;
   const ResultsDocument doc = parse_results_json(read_text_file(files[0]), files[0].string());
-  ASSERT_EQ(doc.cases.size(), 2u);
+  ASSERT_EQ(doc.cases.size(), 3u);  // scale-add's two values and scale-add-one's one
   for (const auto& c : doc.cases) {
     EXPECT_EQ(c.workload, "scale_add");
     EXPECT_EQ(c.status, CaseStatus::ok) << c.reason;
