@@ -2,10 +2,13 @@
  * for front ends in other languages: python/assay_lazy loads libassay_lazy.so with ctypes, so
  * one build serves any Python and any PyTorch version.
  *
- * A graph is an opaque handle; a tensor is a node id in it (>= 0). Every recording call returns
+ * A graph is an opaque handle; a tensor is a node id in it (>= 0, opaque: the graph's serial and
+ * the node's index, so an id of another graph is refused). Every recording call returns
  * the new node's id, or -1 on an error (a shape, dtype or device mismatch, a bad argument), whose
  * one-line message is then in assay_lazy_last_error() until the next call on this thread. No
- * call throws or aborts across this boundary.
+ * call throws or aborts across this boundary: a freed or unknown graph handle, an id of another
+ * graph and a null output buffer are errors too. Calls may come from several threads: the
+ * library serialises them (one lock).
  *
  * dtype codes: 0 f32, 1 f16, 2 bf16, 3 i64, 4 bool. `site` is the recording site as text
  * ("model.py:12"): it appears in errors and dumps. Shapes and dims are int64/int arrays with
@@ -27,10 +30,11 @@ int assay_lazy_abi_version(void); /* 2: 1 + the executor choice and the GPU coun
 const char* assay_lazy_last_error(void);
 
 assay_lazy_graph* assay_lazy_graph_new(void);
-void assay_lazy_graph_free(assay_lazy_graph* g);
+void assay_lazy_graph_free(assay_lazy_graph* g); /* NULL: nothing; a freed handle: the error is set */
 int64_t assay_lazy_node_count(const assay_lazy_graph* g);
 
-/* factories: kind is "randn" (value = seed), "zeros", "ones", "full" (value = the fill) */
+/* factories: kind is "randn" (value = seed, an integer in [0, 2^53]), "zeros", "ones", "full"
+ * (value = the fill) */
 int64_t assay_lazy_factory(assay_lazy_graph* g, const char* kind, const int64_t* shape, int rank, int dtype,
                            double value, const char* device, const char* site);
 /* host values (row-major float64), rounded to dtype */

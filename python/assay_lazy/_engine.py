@@ -2,6 +2,7 @@
 C++ graph serves any Python and any PyTorch. Found at $ASSAY_LAZY_LIB, else beside this package
 in a source tree (build/current/lib, build/release/lib) or an installed prefix (lib/)."""
 import ctypes
+import operator
 import os
 
 DTYPE_CODES = {"f32": 0, "f16": 1, "bf16": 2, "i64": 3, "bool": 4}
@@ -87,7 +88,7 @@ GPU_STATS = ("runs", "graph_replays", "captures", "generated_launches", "fixed_l
 def set_executor(name):
     """Which executor materialises: "cpu" (the reference), "gpu", or "auto" (gpu where it can run)."""
     if lib.assay_lazy_set_executor(_b(name)) != 0:
-        raise LazyError(lib.assay_lazy_last_error().decode())
+        raise _error()
 
 
 def executor():
@@ -104,18 +105,36 @@ def gpu_stats():
     return {name: out[i] for i, name in enumerate(GPU_STATS[:n])}
 
 
+def index(value, bits=64, what="a size or index"):
+    """An integer argument as PyTorch takes it (int, or what has __index__, such as a 0-d integer
+    tensor), in the range of a C integer of `bits`: ctypes would wrap 2**32 to 0 and int() would
+    truncate 3.9 to 3, silently."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError("assay_lazy: %s must be an integer, not %s (%r)" % (what, type(value).__name__, value)) from None
+    if not -(1 << (bits - 1)) <= v < (1 << (bits - 1)):
+        raise OverflowError("assay_lazy: %s %d is out of range (a %d-bit integer)" % (what, v, bits))
+    return v
+
+
 def _i64s(values):
-    values = [int(v) for v in values]
+    values = [index(v) for v in values]
     return (ctypes.c_int64 * max(len(values), 1))(*values), len(values)
 
 
 def _ints(values):
-    values = [int(v) for v in values]
+    values = [index(v, 32, "a dim") for v in values]
     return (ctypes.c_int * max(len(values), 1))(*values), len(values)
 
 
 def _b(text):
-    return None if text is None else str(text).encode()
+    # surrogateescape: a file name that is not UTF-8 (a site "bad\xffname.py:3") still passes
+    return None if text is None else str(text).encode("utf-8", "surrogateescape")
+
+
+def _error():
+    return LazyError(lib.assay_lazy_last_error().decode("utf-8", "replace"))
 
 
 class Graph:
@@ -131,10 +150,20 @@ class Graph:
         if g and lib is not None:
             lib.assay_lazy_graph_free(g)
 
+    # A copy of a Graph would free the same C graph twice; a graph only grows, so it is its own copy.
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        raise TypeError("assay_lazy: a lazy graph cannot be pickled (it lives in this process); pickle t.cpu()")
+
     @staticmethod
     def _check(node):
         if node < 0:
-            raise LazyError(lib.assay_lazy_last_error().decode())
+            raise _error()
         return node
 
     # recording
@@ -171,7 +200,7 @@ class Graph:
         return self._check(lib.assay_lazy_reduce(self._g, _b(op), a, d, n, int(bool(keepdim)), _b(site)))
 
     def softmax(self, op, a, dim, site):
-        return self._check(lib.assay_lazy_softmax(self._g, _b(op), a, int(dim), _b(site)))
+        return self._check(lib.assay_lazy_softmax(self._g, _b(op), a, index(dim, 32, "a dim"), _b(site)))
 
     def layer_norm(self, a, normalized_shape, weight, bias, eps, site):
         s, r = _i64s(normalized_shape)
@@ -187,7 +216,9 @@ class Graph:
         return self._check(lib.assay_lazy_permute(self._g, a, p, n, _b(site)))
 
     def slice(self, a, dim, start, end, step, site):
-        return self._check(lib.assay_lazy_slice(self._g, a, int(dim), int(start), int(end), int(step), _b(site)))
+        return self._check(lib.assay_lazy_slice(self._g, a, index(dim, 32, "a dim"), index(start, what="a slice start"),
+                                                index(end, what="a slice end"), index(step, what="a slice step"),
+                                                _b(site)))
 
     def expand(self, a, shape, site):
         s, r = _i64s(shape)
@@ -208,7 +239,7 @@ class Graph:
     def op(self, node):
         name = lib.assay_lazy_op(self._g, node)
         if name is None:
-            raise LazyError(lib.assay_lazy_last_error().decode())
+            raise _error()
         return name.decode()
 
     def inputs(self, node):
@@ -217,9 +248,13 @@ class Graph:
         return [out[i] for i in range(n)]
 
     def materialize(self, node, numel):
-        out = (ctypes.c_float * max(numel, 1))()
+        try:
+            out = (ctypes.c_float * max(numel, 1))()
+        except (MemoryError, OverflowError):
+            raise MemoryError("assay_lazy: no host memory for the %d values (%.3g GiB) of node %d"
+                              % (numel, numel * 4 / 2**30, node)) from None
         if lib.assay_lazy_materialize(self._g, node, out, numel) != 0:
-            raise LazyError(lib.assay_lazy_last_error().decode())
+            raise _error()
         return out
 
     def executions(self):
@@ -231,7 +266,7 @@ class Graph:
     def dump(self, node):
         n = lib.assay_lazy_dump(self._g, node, None, 0)
         if n < 0:
-            raise LazyError(lib.assay_lazy_last_error().decode())
+            raise _error()
         buf = ctypes.create_string_buffer(n + 1)
         lib.assay_lazy_dump(self._g, node, buf, n + 1)
-        return buf.value.decode()
+        return buf.value.decode("utf-8", "replace")

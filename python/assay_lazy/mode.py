@@ -42,7 +42,9 @@ def _factory(kind, size, kwargs, value=0.0, dtype=None):
     if kind == "randn":
         # A seed of its own per call, fixed by torch.manual_seed: the values are the engine's
         # counter-based normal numbers (docs/lazy.md), not PyTorch's.
-        value = (torch.initial_seed() * 1000003 + next(_seeds)) % (1 << 62)
+        # Below 2^53: the seed crosses the C API as a double, exact only that far (at 2^62 whole
+        # runs of consecutive seeds rounded to one, and torch.randn gave the same tensor again).
+        value = (torch.initial_seed() * 1000003 + next(_seeds)) % (1 << 53)
     node = g.factory(kind, ops._sizes(size), _dtype(kwargs, dtype), value, str(kwargs["device"]), caller_site())
     return LazyTensor(g, node, str(kwargs["device"]))
 

@@ -193,8 +193,8 @@ def _dims(dim, ndim):
 def _sizes(args):
     """(2, 3), ((2, 3),) or ([2, 3],) as a tuple of ints."""
     if len(args) == 1 and isinstance(args[0], (tuple, list, torch.Size)):
-        return tuple(int(x) for x in args[0])
-    return tuple(int(x) for x in args)
+        args = args[0]
+    return tuple(_engine.index(x, what="a size") for x in args)
 
 
 # --- elementwise

@@ -92,7 +92,13 @@ class LazyTensor:
     # --- execution
     def materialize(self):
         """Runs the graph up to this tensor (once; the values are kept) and returns them as a CPU
-        torch tensor of this dtype."""
+        torch tensor of this dtype: a copy, so that a caller writing into it (h += 1) does not change
+        what this tensor reads later."""
+        with torch._C.DisableTorchFunction():
+            return self._host().clone()
+
+    def _host(self):
+        """The kept values themselves: only for reading."""
         if self._value is None:
             n = self.numel()
             buf = self.graph.materialize(self.node, n)
@@ -110,13 +116,25 @@ class LazyTensor:
     def item(self):
         if self.numel() != 1:
             raise ValueError("item(): a tensor of %d elements" % self.numel())
-        return self.materialize().item()
+        return self._host().item()
 
     def tolist(self):
-        return self.materialize().tolist()
+        return self._host().tolist()
+
+    # A node never changes: a copy is another handle on it. Pickling would carry a pointer into
+    # this process's graph.
+    def __copy__(self):
+        return LazyTensor(self.graph, self.node, self.device)
+
+    def __deepcopy__(self, memo):
+        return LazyTensor(self.graph, self.node, self.device)
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("assay_lazy: a lazy tensor cannot be pickled (its graph lives in this process); "
+                        "pickle t.cpu()")
 
     def __repr__(self):
-        return "LazyTensor(%r, device='%s')" % (self.materialize(), self.device)
+        return "LazyTensor(%r, device='%s')" % (self._host(), self.device)
 
     def __bool__(self):
         return bool(self.item())

@@ -47,7 +47,8 @@ Action add_report_command(CLI::App& app) {
   app.add_flag("--history", f->history, "add the trends of these cases from the history, with change points");
   app.add_option("--history-db", f->history_db, "history database (default $ASSAY_HISTORY or .assay/history.db)");
   app.add_option("--since", f->since, "history: only runs since 30d, 12h, 2w, 45m, or a UTC date 2026-11-01");
-  app.add_option("--min-change", f->min_change_pct, "history: smallest change point shown, in %")->capture_default_str();
+  CLI::Option* min_change =
+      app.add_option("--min-change", f->min_change_pct, "history: smallest change point shown, in %")->capture_default_str();
   app.add_option("--floor", f->floor_pct, "--compare: practical floor in %, as assay compare")->capture_default_str();
   app.add_option("--metric", f->metric, "--compare: time, tflops, gbs or cycles, as assay compare")
       ->check(CLI::IsMember({"time", "tflops", "gbs", "cycles"}))
@@ -57,7 +58,7 @@ Action add_report_command(CLI::App& app) {
                "--compare: do not learn the between-session spread from the history, as assay compare");
   app.add_option("--title", f->title, "the page's title (default: from the suites)");
 
-  return [f]() -> int {
+  return [f, min_change]() -> int {
     // A build without the charting library cannot write the page: say so before any work.
     const report::HtmlAssets& assets = report::html_assets();
     if (!assets.missing.empty()) throw InternalError("assay report: " + assets.missing);
@@ -65,6 +66,9 @@ Action add_report_command(CLI::App& app) {
     if (std::filesystem::is_directory(f->out)) throw InputError("-o '" + f->out + "': is a folder, not a file");
     if (!(f->floor_pct >= 0 && f->floor_pct < 100)) throw InputError("--floor: a percentage in [0, 100)");
     if (!f->history && !f->since.empty()) throw InputError("--since: only with --history");
+    if (!f->history && min_change->count() > 0) throw InputError("--min-change: only with --history");
+    if (!(f->min_change_pct >= 0))  // as assay history: NaN or a negative size had been taken
+      throw InputError("--min-change " + std::to_string(f->min_change_pct) + ": a change in %, >= 0");
     if (f->base.empty() && (f->also_cycles || f->no_history_noise))
       throw InputError(std::string(f->also_cycles ? "--also-cycles" : "--no-history-noise") + ": only with --compare");
 

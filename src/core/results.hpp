@@ -171,6 +171,10 @@ struct TelemetryRecord {
   std::vector<std::string> clock_event_reasons;  // every reason seen while the case ran
   std::vector<std::string> other_processes;      // other compute processes on the GPU
   std::uint64_t polls = 0;
+  // Polls at which NVML gave the power, the clock-event reasons and the process list: a doctor
+  // check passes on a reading, not on a quantity NVML refused (NO_PERMISSION in a container).
+  // Not in the results document.
+  std::uint64_t power_reads = 0, reason_reads = 0, process_reads = 0;
   bool unstable = false;                         // throttled (power, thermal, hw) or not alone
   std::vector<std::string> unstable_reasons;
 };

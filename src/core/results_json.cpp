@@ -2,6 +2,7 @@
 // schema name and version first and names the exact field of any bad value.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -341,22 +342,34 @@ class Reader {
   const std::string& origin_;
 };
 
+// A summary of samples in ns: its statistics are times in the samples' range, in order, and its
+// interval holds its median (reports plot them as they are: a CI to 1e308 had drawn an axis to it).
 stats::Summary read_summary(const Reader& r) {
   stats::Summary s;
   s.n = r.get<std::size_t>("n");
-  s.min = r.get<double>("min");
-  s.max = r.get<double>("max");
-  s.mean = r.get<double>("mean");
-  s.stdev = r.get<double>("stdev");
+  const auto time = [&](const char* key) { return r.finite(key, kMinSampleNs, kMaxSampleNs); };
+  s.min = time("min");
+  s.max = time("max");
+  s.mean = time("mean");
+  s.stdev = r.finite("stdev", 0, kMaxSampleNs);
   s.cv = r.get<double>("cv");
-  s.median = r.get<double>("median");
-  s.p5 = r.get<double>("p5");
-  s.p25 = r.get<double>("p25");
-  s.p75 = r.get<double>("p75");
-  s.p95 = r.get<double>("p95");
-  s.p99 = r.get<double>("p99");
-  s.median_ci.lo = r.get<double>("median_ci_lo");
-  s.median_ci.hi = r.get<double>("median_ci_hi");
+  s.median = time("median");
+  s.p5 = time("p5");
+  s.p25 = time("p25");
+  s.p75 = time("p75");
+  s.p95 = time("p95");
+  s.p99 = time("p99");
+  // The batch medians' interval (median ± a half-width) may reach below the smallest sample.
+  s.median_ci.lo = r.finite("median_ci_lo", -kMaxSampleNs, kMaxSampleNs);
+  s.median_ci.hi = r.finite("median_ci_hi", -kMaxSampleNs, kMaxSampleNs);
+  // In order, up to rounding (interpolated percentiles, a mean of equal values).
+  const auto at_most = [](double a, double b) { return a <= b + 1e-9 * std::fabs(b); };
+  const double order[] = {s.min, s.p5, s.p25, s.median, s.p75, s.p95, s.p99, s.max};
+  for (std::size_t i = 1; i < std::size(order); ++i)
+    if (!at_most(order[i - 1], order[i])) r.fail("", "is not in order (min <= p5 <= p25 <= median <= p75 <= p95 <= p99 <= max)");
+  if (!at_most(s.min, s.mean) || !at_most(s.mean, s.max)) r.fail("mean", "lies outside [min, max]");
+  if (!at_most(s.median_ci.lo, s.median) || !at_most(s.median, s.median_ci.hi))
+    r.fail("median_ci_lo", "and median_ci_hi must hold the median");
   s.median_ci_rel_halfwidth =
       r.get_number_or_null("median_ci_rel_halfwidth", std::numeric_limits<double>::infinity());
   s.median_ci_batch_rel_halfwidth = r.optional_number("median_ci_batch_rel_halfwidth");
@@ -425,10 +438,10 @@ DerivedRecord read_derived(const Reader& r) {
   DerivedRecord d;
   d.flops = r.finite("flops", 0, kMaxWork);
   d.min_bytes = r.finite("min_bytes", 0, kMaxWork);
-  d.tflops = r.get<double>("tflops");
-  d.gbs = r.get<double>("gbs");
+  d.tflops = r.finite("tflops", 0, kMaxWork);
+  d.gbs = r.finite("gbs", 0, kMaxWork);
   d.peak_tflops = r.finite("peak_tflops", 0, 1e9);
-  d.pct_of_peak = r.get<double>("pct_of_peak");
+  d.pct_of_peak = r.finite("pct_of_peak", 0, kMaxWork);
   d.peak_source = r.get<std::string>("peak_source");
   d.mean_power_w = r.optional_number("mean_power_w");
   return d;
@@ -555,7 +568,12 @@ CaseRecord read_case(const Reader& r) {
   c.dtype = r.get<std::string>("dtype");
   {
     const Reader params = r.child("params");
-    for (const auto& [key, value] : params.object().items()) c.params[key] = params.get<std::int64_t>(key.c_str());
+    for (const auto& [key, value] : params.object().items()) {
+      // (a NUL would also cut the key below and name the wrong field "missing")
+      if (std::any_of(key.begin(), key.end(), [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; }))
+        params.fail("", "has a parameter name with a control character: " + json(key).dump());
+      c.params[key] = params.get<std::int64_t>(key.c_str());
+    }
   }
   const auto status = parse_case_status(r.get<std::string>("status"));
   if (!status) r.fail("status", "must be one of ok, check-failed, skipped, error, crashed, timeout");

@@ -1,5 +1,7 @@
 #include "gpu/device_info.hpp"
 
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <thread>
 
@@ -7,12 +9,23 @@
 
 namespace assay::gpu {
 
-int cuda_device_count(std::string* why) {
+int cuda_device_count(std::string* why, bool* driver_too_old) {
+  if (driver_too_old) *driver_too_old = false;
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) {
-    if (why) *why = std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
     cudaGetLastError();  // clear the sticky-free error so later calls are not confused
+    // "CUDA driver version is insufficient" is also what a machine with no driver gets.
+    const bool driver = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL) != nullptr;
+    const bool old = driver && e == cudaErrorInsufficientDriver;
+    if (driver_too_old) *driver_too_old = old;
+    int runtime = 0;
+    cudaRuntimeGetVersion(&runtime);
+    if (why)
+      *why = !driver ? std::string("no NVIDIA driver (libcuda.so.1 cannot be loaded)")
+             : old   ? "the NVIDIA driver is older than this build's CUDA runtime " + std::to_string(runtime / 1000) +
+                         "." + std::to_string(runtime % 1000 / 10) + " (" + cudaGetErrorName(e) + ")"
+                     : std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
     return 0;
   }
   if (n == 0 && why) *why = "the driver reports no device";

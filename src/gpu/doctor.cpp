@@ -110,6 +110,7 @@ std::vector<DoctorCheck> telemetry_checks(const TelemetryRecord& t, int max_sm_c
   const std::string none = nvml ? "not reported by NVML" : (t.source.empty() ? "unavailable" : t.source);
 
   if (!nvml) out.push_back(check("other processes", Verdict::warn, none));
+  else if (t.process_reads == 0) out.push_back(check("other processes", Verdict::warn, "NVML cannot list processes"));
   else if (t.other_processes.empty()) out.push_back(check("other processes", Verdict::pass, "none"));
   else out.push_back(check("other processes", Verdict::fail, join(t.other_processes, "; ")));
 
@@ -148,16 +149,16 @@ std::vector<DoctorCheck> telemetry_checks(const TelemetryRecord& t, int max_sm_c
     out.push_back(check("temperature", v, std::to_string(c) + " C"));
   }
 
-  if (!nvml || t.power_limit_w <= 0) {
-    out.push_back(check("power", Verdict::warn, none));
+  if (!nvml || t.power_limit_w <= 0 || t.power_reads == 0) {
+    out.push_back(check("power", Verdict::warn, nvml ? "no reading of the draw or the limit" : none));
   } else {
     const double ratio = t.power_max_w / t.power_limit_w;
     out.push_back(check("power", ratio >= kPowerWarnRatio ? Verdict::warn : Verdict::pass,
                         fixed0(t.power_max_w) + "/" + fixed0(t.power_limit_w) + " W (" + fixed0(100 * ratio) + "%)"));
   }
 
-  if (!nvml) {
-    out.push_back(check("clock events", Verdict::warn, none));
+  if (!nvml || t.reason_reads == 0) {
+    out.push_back(check("clock events", Verdict::warn, nvml ? "NVML cannot read them" : none));
   } else {
     const StabilityVerdict s = judge_stability(clock_event_mask(t.clock_event_reasons), {});
     if (s.unstable) out.push_back(check("clock events", Verdict::fail, join(t.clock_event_reasons, ", ")));
@@ -262,8 +263,9 @@ std::string doctor_summary_line(const DeviceRecord& d, const nvml::Library& lib)
     facts = "SM " + std::to_string(t.sm_clock_end_mhz) + "/" + std::to_string(max_clock) + " MHz, " +
             std::to_string(t.temperature_max_c) + " C, " + fixed0(t.power_max_w) + "/" + fixed0(t.power_limit_w) +
             " W, " +
-            (t.other_processes.empty() ? std::string("no other processes")
-                                       : std::to_string(t.other_processes.size()) + " other process(es)");
+            (t.process_reads == 0      ? std::string("processes not listed")
+             : t.other_processes.empty() ? std::string("no other processes")
+                                         : std::to_string(t.other_processes.size()) + " other process(es)");
   } else {
     facts = "NVML " + t.source;
   }

@@ -68,6 +68,15 @@ DeviceRecord device_or_skip(int device) {
 DoctorReport run_doctor(int device) {
   const nvml::Library& lib = nvml::system_library();
   DoctorReport report;
+  std::string why;
+  bool driver_too_old = false;
+  if (cuda_device_count(&why, &driver_too_old) == 0 && driver_too_old) {
+    // Not a machine without a GPU (skipped) but one whose driver cannot run this build: a fail.
+    report.device.index = device;
+    report.device.name = "?";
+    report.checks.push_back({"driver vs runtime", Verdict::fail, why});
+    return report;
+  }
   report.device = device_or_skip(device);
   const DeviceRecord& d = report.device;
   int max_clock = d.max_sm_clock_mhz;

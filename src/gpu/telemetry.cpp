@@ -151,9 +151,16 @@ void TelemetryMonitor::poll() {
   }
   if (const auto t = lib_.temperature_c(device_))
     rec_.temperature_max_c = std::max(rec_.temperature_max_c, static_cast<int>(*t));
-  if (const auto p = lib_.power_w(device_)) rec_.power_max_w = std::max(rec_.power_max_w, *p);
-  if (const auto r = lib_.clock_event_reasons(device_)) reasons_seen_ |= *r;
+  if (const auto p = lib_.power_w(device_)) {
+    rec_.power_max_w = std::max(rec_.power_max_w, *p);
+    ++rec_.power_reads;
+  }
+  if (const auto r = lib_.clock_event_reasons(device_)) {
+    reasons_seen_ |= *r;
+    ++rec_.reason_reads;
+  }
   if (const auto procs = lib_.compute_processes(device_)) {
+    ++rec_.process_reads;
     for (const auto& p : other_processes(*procs, own_pids_)) {
       auto& seen = others_[p.pid];
       const std::uint64_t most = std::max(seen.used_bytes, p.used_bytes);

@@ -23,6 +23,8 @@ std::uint16_t Graph::device_index(std::string_view name) {
   // A handful of devices per graph: a linear scan is cheaper than a map.
   for (std::size_t i = 0; i < devices_.size(); ++i)
     if ((*strings_)[devices_[i]] == name) return static_cast<std::uint16_t>(i);
+  // The index is 16 bits in a node: the 65537th name would wrap to device 0 ("cpu").
+  if (devices_.size() > 0xffff) throw GraphError("more than 65536 device names in one graph");
   strings_->emplace_back(name);
   devices_.push_back(strings_->size() - 1);
   return static_cast<std::uint16_t>(devices_.size() - 1);

@@ -77,7 +77,7 @@ LazyTensor slice(LazyTensor a, int dim, std::int64_t start, std::int64_t end, st
   start = clamp(start);
   end = clamp(end);
   n.shape = in;
-  n.shape[d] = end > start ? (end - start + step - 1) / step : 0;
+  n.shape[d] = end > start ? (end - start - 1) / step + 1 : 0;  // not (end - start + step - 1): it overflows
   n.attrs.ints[0] = d;
   n.attrs.ints[1] = start;
   n.attrs.ints[2] = end;

@@ -161,7 +161,38 @@ def _empty_dir(root, path):
     os.makedirs(path)
 
 
-GENERATORS = {"huge-samples": _huge_samples, "deep-array": _deep_array, "empty-dir": _empty_dir}
+def _edited(edit):
+    """good.json with its first ok case's record changed by `edit` (a small input kept as code)."""
+    def write(root, path):
+        with open(os.path.join(RESULTS["dir"], "good.json")) as f:
+            doc = json.load(f)
+        edit(next(c for c in doc["cases"] if c["status"] == "ok"))
+        with open(path, "w") as f:
+            json.dump(doc, f)
+    return write
+
+
+def _ci_to_1e308(c):  # a report had drawn an axis up to it
+    c["summary_ns"]["median_ci_hi"] = 1e308
+
+
+def _ci_without_the_median(c):
+    c["summary_ns"]["median_ci_lo"] = c["summary_ns"]["median"] * 1.5
+    c["summary_ns"]["median_ci_hi"] = c["summary_ns"]["median"] * 2
+
+
+def _percentiles_out_of_order(c):
+    c["summary_ns"]["p25"] = c["summary_ns"]["max"] * 2
+
+
+def _nul_in_a_parameter_name(c):  # once named the wrong field ("params.k" missing)
+    c["params"]["k\u0000z"] = 3
+
+
+GENERATORS = {"huge-samples": _huge_samples, "deep-array": _deep_array, "empty-dir": _empty_dir,
+              "ci-to-1e308": _edited(_ci_to_1e308), "ci-without-the-median": _edited(_ci_without_the_median),
+              "percentiles-out-of-order": _edited(_percentiles_out_of_order),
+              "nul-in-a-parameter-name": _edited(_nul_in_a_parameter_name)}
 
 
 def load_results(root):

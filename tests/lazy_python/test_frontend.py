@@ -387,6 +387,73 @@ class AgainstEager(unittest.TestCase):
         self.check(lambda x: x.expand(3, 4) * 1, b)
 
 
+class Misuse(unittest.TestCase):
+    """What a user may do to a lazy tensor that is not an op: each gives the right result or one
+    clear error, never a crash or a silently wrong value."""
+
+    def test_unseeded_randn_differs_call_to_call(self):
+        made = [tuple(torch.randn(4, device=DEV).tolist()) for _ in range(20)]
+        self.assertEqual(len(set(made)), 20)  # a seed past 2^53 rounded as a double: 2 distinct of 100
+
+    def test_copies_share_the_node_and_pickling_is_refused(self):
+        import copy
+        import gc
+        import pickle
+        x = torch.ones(2, 3, device=DEV)
+        y = copy.deepcopy(x)
+        z = copy.copy(x)
+        self.assertEqual(y.tolist(), x.tolist())
+        self.assertEqual(z.node, x.node)
+        del y, z
+        gc.collect()  # a copied Graph once freed the graph x still used
+        self.assertEqual((torch.ones(2, 3, device=DEV) * 2).tolist(), [[2.0] * 3] * 2)
+        with self.assertRaises(TypeError):
+            pickle.dumps(x)
+
+    def test_what_cpu_gives_is_a_copy(self):
+        x = torch.ones(3, device=DEV)
+        h = x.cpu()
+        h += 41
+        x.numpy()[0] = 7
+        self.assertEqual(x.cpu().tolist(), [1.0, 1.0, 1.0])
+        self.assertEqual(x.tolist(), [1.0, 1.0, 1.0])
+
+    def test_sizes_and_dims_are_integers_in_range(self):
+        x = torch.ones(2, 3, device=DEV)
+        for bad in (lambda: x.sum(dim=2**32), lambda: x.softmax(2**32), lambda: torch.zeros(2**64 + 2, device=DEV),
+                    lambda: x.reshape(2**64 + 6), lambda: x[:, ::2**64 + 1]):
+            with self.assertRaises(OverflowError):
+                bad()
+        for bad in (lambda: x.reshape(3.9, 2), lambda: x.softmax(1.9)):
+            with self.assertRaises(TypeError):
+                bad()
+        self.assertEqual(torch.arange(10.0).to(DEV)[3::2**63 - 2].tolist(), [3.0])  # one element, not none
+
+    def test_int64_values_the_engine_cannot_hold_are_refused(self):
+        self.assertEqual(torch.tensor([16777216, -5], device=DEV).tolist(), [16777216, -5])
+        with self.assertRaises(assay_lazy.LazyError):
+            torch.tensor([16777217], device=DEV)
+        with self.assertRaises(assay_lazy.LazyError):
+            torch.full((2,), 2**40, device=DEV)
+
+    def test_two_threads_recording_into_one_graph(self):
+        import threading
+        x = torch.ones(2, device=DEV)
+        before = assay_lazy.graph().node_count()
+
+        def record():
+            y = x
+            for _ in range(2000):
+                y = y + 1
+        threads = [threading.Thread(target=record) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        # Each y + 1 records the constant 1 and the add: nothing lost, nothing corrupted.
+        self.assertEqual(assay_lazy.graph().node_count() - before, 2 * 2000 * 2)
+
+
 class TheChain(unittest.TestCase):
     """The playbook's chain relu(x @ x).sum() on 1000 x 1000."""
 

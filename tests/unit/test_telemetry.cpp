@@ -44,6 +44,7 @@ TelemetryRecord idle_record() {
   t.temperature_max_c = 38;
   t.power_max_w = 102;
   t.power_limit_w = 700;
+  t.power_reads = t.reason_reads = t.process_reads = t.polls;
   return t;
 }
 
@@ -157,6 +158,20 @@ TEST(DoctorVerdict, AnyFailMeansExit1WarningsAreAllowed) {
   EXPECT_EQ(verdict_name(V::pass), "pass");
   EXPECT_EQ(verdict_name(V::warn), "warn");
   EXPECT_EQ(verdict_name(V::fail), "fail");
+}
+
+// NVML answers the clocks but refuses the power, the reasons or the process list (a container's
+// NO_PERMISSION): those checks warn; they had passed on the zeros of quantities never read.
+TEST(DoctorChecks, QuantitiesNvmlNeverGaveAreNotPassed) {
+  TelemetryRecord t = idle_record();
+  t.power_reads = t.reason_reads = t.process_reads = 0;
+  const auto checks = telemetry_checks(t, 1980, 1975.4, true);
+  EXPECT_EQ(find(checks, "other processes").verdict, Verdict::warn);
+  EXPECT_EQ(find(checks, "other processes").detail, "NVML cannot list processes");
+  EXPECT_EQ(find(checks, "power").verdict, Verdict::warn);
+  EXPECT_EQ(find(checks, "clock events").verdict, Verdict::warn);
+  EXPECT_EQ(find(checks, "clock events").detail, "NVML cannot read them");
+  EXPECT_EQ(find(checks, "sm clock").verdict, Verdict::pass);  // read: judged as before
 }
 
 TEST(DoctorChecks, AHealthyGpuUnderLoadPassesEveryTelemetryCheck) {

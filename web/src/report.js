@@ -52,6 +52,9 @@
   const fmtP = (p) => (p === undefined || p === null ? '–' : p <= 0 ? '< 1e-16' : p < 1e-3 ? p.toExponential(1) : p.toFixed(3));
   const unique = (xs) => [...new Set(xs)];
   // ECharts renders a tooltip formatter's string as HTML: every text from the data goes through this.
+  // Math.min(...a) throws a RangeError past ~10^5 elements (the call's argument limit).
+  const minOf = (a) => a.reduce((m, x) => (x < m ? x : m), Infinity);
+  const maxOf = (a) => a.reduce((m, x) => (x > m ? x : m), -Infinity);
   const esc = (x) => String(x).replace(/[&<>"']/g, (ch) => '&#' + ch.charCodeAt(0) + ';');
   // The time unit that keeps a bench's medians readable.
   function timeUnit(maxNs) {
@@ -63,7 +66,7 @@
   const caseLabel = (c) => c.backend + ' · ' + c.point + (multiSession ? ' · run ' + (c.run + 1) + '/' + (c.session + 1) : '');
   const byBench = (b) => cases.filter((c) => c.bench === b.name);
   const dataZoomFor = (n, horizontal) =>
-    n > 24 ? [{type: horizontal ? 'slider' : 'slider', start: 0, end: Math.min(100, (2400 / n) | 0)}, {type: 'inside'}] : [];
+    n > 24 ? [{type: 'slider', start: 0, end: Math.min(100, 2400 / n)}, {type: 'inside'}] : [];  // a fraction of a % past 2400
   const base = {animation: false, tooltip: {confine: true}, legend: {type: 'scroll', top: 0}};
 
   // A point with a vertical (or horizontal) interval: median marker and whiskers, drawn by a
@@ -122,7 +125,7 @@
       if (!bc.length) continue;
       const points = unique(bc.slice().sort((x, y) => (x.flops || 0) - (y.flops || 0)).map((c) => c.point));
       const backends = unique(bc.map((c) => c.backend));
-      const u = timeUnit(Math.max(...bc.map((c) => c.ci_hi_ns)));
+      const u = timeUnit(maxOf(bc.map((c) => c.ci_hi_ns)));
       const series = backends.map((be, k) => intervalSeries(be,
         bc.filter((c) => c.backend === be).map((c) => [points.indexOf(c.point), c.median_ns / u.div, c.ci_lo_ns / u.div,
           c.ci_hi_ns / u.div, cases.indexOf(c)]), k, backends.length, false));
@@ -162,7 +165,7 @@
       const points = unique(bc.slice().sort((x, y) => (x.flops || 0) - (y.flops || 0)).map((c) => c.shape));
       const xOf = (c) => (oneAxis ? c.params[ax[0]] : points.indexOf(c.shape));
       const xs = bc.map((c) => c.params[ax[0]]);
-      const logX = oneAxis && Math.min(...xs) > 0 && Math.max(...xs) / Math.min(...xs) >= 4;
+      const logX = oneAxis && minOf(xs) > 0 && maxOf(xs) / minOf(xs) >= 4;
       const series = groups.map((g) => ({
         type: multiSession ? 'scatter' : 'line', name: g, symbolSize: 7,
         data: bc.filter((c) => c.backend + ' ' + c.dtype === g).sort((x, y) => xOf(x) - xOf(y))
@@ -195,9 +198,9 @@
     const devices = unique(rated.map((c) => data.runs[c.run].sessions[c.session].device.name));
     for (const dev of devices) {
       const dc = rated.filter((c) => data.runs[c.run].sessions[c.session].device.name === dev);
-      const gbs = Math.max(...dc.map((c) => data.runs[c.run].sessions[c.session].device.peak_gbs || 0));
+      const gbs = maxOf(dc.map((c) => data.runs[c.run].sessions[c.session].device.peak_gbs || 0));
       const ai = dc.map((c) => c.flops / c.min_bytes);
-      const x0 = Math.min(...ai) / 4, x1 = Math.max(...ai) * 4;
+      const x0 = minOf(ai) / 4, x1 = maxOf(ai) * 4;
       const series = unique(dc.map((c) => c.backend)).map((be) => ({
         type: 'scatter', name: be, symbolSize: 8,
         data: dc.filter((c) => c.backend === be).map((c) => [c.flops / c.min_bytes, c.tflops, cases.indexOf(c)]),
@@ -256,7 +259,7 @@
       bc.forEach((c, i) => c.box.outliers.forEach((v) => outliers.push([i, v])));
       // A log axis when outliers reach far (a CPU preempted: 50x the median), so the boxes stay readable.
       const rel = outliers.map((o) => o[1]).concat(bc.flatMap((c) => [c.box.whisker_lo, c.box.whisker_hi]));
-      const logY = Math.max(...rel) / Math.min(...rel) > 3;
+      const logY = maxOf(rel) / minOf(rel) > 3;
       const ch = chart(s, b.name, 400);
       ch.setOption(Object.assign({}, base, {
         grid: {left: 70, right: 20, top: 40, bottom: 120},
@@ -302,12 +305,18 @@
       series.push({type: 'line', name: 'floor', data: [], itemStyle: {color: '#9e9e9e'},
         markArea: {silent: true, itemStyle: {color: 'rgba(120,120,120,0.12)'}, data: [[{xAxis: lo}, {xAxis: hi}]]},
         markLine: {silent: true, symbol: 'none', lineStyle: {color: '#555'}, data: [{xAxis: 1}], label: {formatter: '1'}}});
-      const ch = chart(s, 'Ratio per case', Math.max(260, 60 + 22 * ids.length));
+      // 22 px a case, but a canvas past ~32k device pixels is blank: beyond that a window of the
+      // cases with a slider.
+      const fit = Math.max(10, Math.floor((30000 / (window.devicePixelRatio || 1) - 60) / 22));
+      const shown = Math.min(ids.length, fit);
+      const ch = chart(s, 'Ratio per case', Math.max(260, 60 + 22 * shown));
+      const zoom = shown < ids.length ? [{type: 'slider', yAxisIndex: 0, start: 0, end: 100 * shown / ids.length},
+        {type: 'inside', yAxisIndex: 0}] : [];
       const all = withRatio.flatMap((c) => [c.ratio_lo, c.ratio_hi]).concat([lo, hi]).filter((x) => x > 0);
       ch.setOption(Object.assign({}, base, {
-        grid: {left: 20, right: 30, top: 40, bottom: 40, containLabel: true},
+        grid: {left: 20, right: 30, top: 40, bottom: 40, containLabel: true}, dataZoom: zoom,
         yAxis: {type: 'category', data: ids, inverse: true, axisLabel: {fontSize: 9, width: 420, overflow: 'truncate'}},
-        xAxis: {type: 'log', name: 'ratio', min: Math.min(...all) * 0.98, max: Math.max(...all) * 1.02,
+        xAxis: {type: 'log', name: 'ratio', min: minOf(all) * 0.98, max: maxOf(all) * 1.02,
           axisLabel: {formatter: (v) => fmt(v, 3)}},
         tooltip: {trigger: 'item', confine: true, formatter: (p) => {
           if (!p.data || p.data[4] === undefined) return '';
@@ -343,7 +352,7 @@
     for (const c of cases) benchOf[c.id] = c.bench;
     for (const bench of unique(h.trends.map((t) => benchOf[t.case_id]))) {
       const ts = h.trends.filter((t) => benchOf[t.case_id] === bench);
-      const u = timeUnit(Math.max(...ts.flatMap((t) => t.points.map((p) => p.median_ns))));
+      const u = timeUnit(maxOf(ts.flatMap((t) => t.points.map((p) => p.median_ns))));
       const series = ts.map((t) => ({
         type: 'line', name: t.case_id, symbolSize: 5,
         data: t.points.map((p) => [p.started_utc, p.median_ns / u.div, (p.tag || '') + ' ' + (p.git_commit || '').slice(0, 8)]),

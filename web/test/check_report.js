@@ -5,6 +5,7 @@
 //     nothing from outside),
 //   - checks window.assayReport against the results documents given: every case is in the
 //     data, and the time plots drew every ok case with samples, no more, no fewer,
+//   - fails on a canvas too large to draw,
 //   - saves a full-page screenshot.
 // usage: check_report.js CHROMIUM REPORT.html SCREENSHOT.png [--compare] [--history] RESULTS.json...
 'use strict';
@@ -60,7 +61,18 @@ function expectedCounts() {
       for (const s of ['overview', ...expectSections])
         if (!got.sections.includes(s)) problems.push(`section '${s}' is missing (have ${got.sections.join(', ')})`);
     }
-    await page.screenshot({path: shot, fullPage: true});
+    // A canvas past 32,767 device pixels is blank in Chromium, without an error.
+    const tall = await page.evaluate(() => [...document.querySelectorAll('canvas')]
+      .filter((c) => c.width > 32767 || c.height > 32767).map((c) => c.width + 'x' + c.height));
+    if (tall.length) problems.push('canvases too large to draw: ' + tall.join(', '));
+    // No plot opens on an empty window (a dataZoom end of 0%).
+    const empty = await page.evaluate(() => [...document.querySelectorAll('.chart')]
+      .map((box) => window.echarts.getInstanceByDom(box)).filter((c) => c)
+      .filter((c) => (c.getOption().dataZoom || []).some((z) => z.end !== undefined && z.end - (z.start || 0) <= 0)).length);
+    if (empty) problems.push(empty + ' plots open with an empty zoom window');
+    // The whole page, unless it is taller than a screenshot can be (a table of thousands of cases).
+    const tallPage = await page.evaluate(() => document.documentElement.scrollHeight > 16000);
+    await page.screenshot({path: shot, fullPage: !tallPage});
     console.log('screenshot:', shot);
     // Also one picture per section, for reading a long page (ASSAY_REPORT_SECTION_SHOTS=1).
     if (process.env.ASSAY_REPORT_SECTION_SHOTS && got) {
