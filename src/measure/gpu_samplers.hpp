@@ -26,7 +26,8 @@ class GpuSampler : public Sampler {
 
  protected:
   // Blocks the stream (after the L2 flush, or before it when a gap is kept), probes, records
-  // `start`, runs `enqueue`, records `stop`, probes, releases, and returns {elapsed ms, SM clock MHz}.
+  // `start`, runs `enqueue`, records `stop`, probes, releases, and returns {ns per call (the events'
+  // elapsed time / divide_by), SM clock MHz}.
   template <class Fn>
   Sample timed(Fn&& enqueue, double divide_by);
   // Device time of one call, from a few event-timed calls (to size batches and graphs).

@@ -212,6 +212,16 @@ AbOutcome run_ab(const AbOptions& o, const std::function<void(const std::string&
           if (r > 0 && parts[s].front().measurement) floor = parts[s].front().measurement->samples_ns.size();
           verify::ResolvedCase rc = resolve_case(pc, o.run, CaseRound{r, o.rounds, floor}, o.run.device);
           keep_whole_time_budget(rc, whole);
+          if (max_rounds > o.rounds) {
+            // Rounds beyond --rounds take the same shares: the max_samples share is of max_rounds,
+            // so that a case grown to M rounds still keeps at most max_samples.
+            rc.criterion.max_samples =
+                std::max(rc.criterion.min_samples, std::max<std::uint64_t>(1, whole.max_samples / max_rounds));
+            // The recheck runs in the round that may end the case (the last one as planned now; an
+            // extended case rechecks again in its new last round): the extra rounds' outputs had
+            // never been compared with the oracle, and the merged record kept no recheck.
+            if (r + 1 == target) rc.rounds = r + 1;
+          }
           CaseRecord rec = run_case_in_worker(rc, case_timeout_s(pc), false, *sides[s].program);
           refuse_foreign_worker(sides[s], rec);
           refuse_unclean_worker(sides[s], rc, backend, rec);

@@ -10,7 +10,12 @@ namespace assay::runner {
 
 namespace {
 
-std::uint64_t share(std::uint64_t total, std::uint64_t rounds) { return std::max<std::uint64_t>(1, (total + rounds - 1) / rounds); }
+// Round `index`'s share of a count: total / rounds, the remainder to the first rounds, so that the
+// rounds together hold exactly the total (at least 1 each). Rounding every share up had let R
+// rounds keep R x ceil(max_samples / R), past max_samples and the results reader's cap.
+std::uint64_t share(std::uint64_t total, std::uint64_t rounds, std::uint64_t index) {
+  return std::max<std::uint64_t>(1, total / rounds + (index < total % rounds ? 1 : 0));
+}
 
 void append_unique(std::vector<std::string>& to, const std::vector<std::string>& from) {
   for (const auto& x : from)
@@ -88,8 +93,8 @@ measure::Criterion round_criterion(const measure::Criterion& m, const CaseRound&
   measure::Criterion r = m;
   const std::uint64_t rounds = round.count;
   if (rounds <= 1) return r;
-  r.min_samples = share(m.min_samples, rounds);
-  r.max_samples = std::max(r.min_samples, share(m.max_samples, rounds));
+  r.min_samples = share(m.min_samples, rounds, round.index);
+  r.max_samples = std::max(r.min_samples, share(m.max_samples, rounds, round.index));
   r.min_samples = std::max(r.min_samples, std::min(round.min_samples, r.max_samples));
   r.min_time_s = m.min_time_s / static_cast<double>(rounds);
   r.timeout_s = m.timeout_s / static_cast<double>(rounds);

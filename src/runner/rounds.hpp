@@ -27,7 +27,8 @@ struct CaseRound {
 };
 
 // The criterion of one round: the sample counts and the time budgets (min_time_s, timeout_s)
-// divided evenly over round.count (counts rounded up), min_samples raised to round.min_samples
+// divided evenly over round.count (a count's remainder to the first rounds, at least 1 each),
+// min_samples raised to round.min_samples
 // (up to the round's max_samples). The method's warm-up and cool-down are per round, since each
 // round starts the case afresh.
 measure::Criterion round_criterion(const measure::Criterion& c, const CaseRound& round);

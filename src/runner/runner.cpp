@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <atomic>
+#include <cmath>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -37,12 +38,19 @@ std::string sigabbrev(int sig) { return std::string("SIG") + ::sigabbrev_np(sig)
 
 }  // namespace
 
+// No speedup from a case that timed out before its median had a 95% CI (2 samples had been given
+// one as if measured). A case that stopped where its suite said (max_samples = 5) keeps it.
 void attach_baseline_ratios(std::vector<CaseRecord>& cases) {
+  const auto has_ci = [](const CaseRecord& r) {
+    const bool timed_out = r.measurement && r.measurement->stop_reason.find("timeout") != std::string::npos;
+    return r.status == CaseStatus::ok && r.summary &&
+           !(timed_out && !std::isfinite(r.summary->median_ci_rel_halfwidth));
+  };
   for (auto& c : cases) {
-    if (c.baseline.empty() || c.status != CaseStatus::ok || !c.summary) continue;
+    if (c.baseline.empty() || !has_ci(c)) continue;
     for (const auto& base : cases) {
       if (base.bench == c.bench && base.backend == c.baseline && base.dtype == c.dtype &&
-          base.params == c.params && base.status == CaseStatus::ok && base.summary) {
+          base.params == c.params && has_ci(base)) {
         c.baseline_median_ns = base.summary->median;
         c.speedup_vs_baseline = base.summary->median / c.summary->median;
         const auto cycles = c.measurement ? cycle_samples(*c.measurement) : std::vector<double>{};

@@ -1,5 +1,6 @@
 #include "verify/case_protocol.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 #include "core/error.hpp"
@@ -159,6 +160,14 @@ void run_case_protocol(const ResolvedCase& rc, Subject& subject, const DeviceRec
   }
   const DerivedRecord d = work_of(*problem, device, rec.dtype);
   summarize_ok(rec, d);
+  // Timed out before min_samples: the samples are real and checked, but fewer than the stopping
+  // rule asks for. Said in the reason; without a 95% CI of its median no speedup is formed from
+  // it (runner attach_baseline_ratios), and compare calls it AMBIGUOUS.
+  if (const std::size_t n = rec.measurement->samples_ns.size();
+      rec.measurement->stop_reason == "timeout" && n < rc.criterion.min_samples)
+    rec.reason = "timed out (timeout_s) with " + std::to_string(n) + " of the " +
+                 std::to_string(rc.criterion.min_samples) + " samples min_samples asks for" +
+                 (std::isfinite(rec.summary->median_ci_rel_halfwidth) ? "" : ": too few for a 95% CI of the median");
   // A median below what the device can do at all: the timing (a clock, an adapter's own
   // report) is wrong, and the case is reported as such, never with a speedup.
   if (const double floor = floor_ns(d.flops, device, rec.dtype); rec.summary->median < 0.99 * floor) {

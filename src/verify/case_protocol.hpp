@@ -3,7 +3,8 @@
 //   check   (first round): fresh seeded inputs at the check shape, a poisoned output, one call,
 //           the fp64 oracle on every element (sampled rows for very large shapes);
 //   measure: the seeded inputs of the measured point, samples under the method and criterion;
-//   recheck (last round): the output of a timed call against the oracle on sampled rows.
+//   recheck (last round): after the timed calls, one more call on fresh inputs (in-process
+//           backends; an adapter's last timed call otherwise) against the oracle on sampled rows.
 // A case that fails a check is never timed or reported with a time.
 #include "core/results.hpp"
 #include "verify/resolved_case.hpp"

@@ -15,11 +15,26 @@ namespace assay::test {
 
 inline constexpr const char* kH100 = "NVIDIA H100 80GB HBM3";
 
+// The folders of fresh_test_dir, removed when the test process exits (a test that fails midway
+// leaves nothing in /tmp either).
+struct RemovedAtExit {
+  std::vector<std::filesystem::path> dirs;
+  ~RemovedAtExit() {
+    std::error_code ec;
+    for (const auto& d : dirs) std::filesystem::remove_all(d, ec);
+  }
+};
+inline RemovedAtExit& removed_at_exit() {
+  static RemovedAtExit r;
+  return r;
+}
+
 // An empty folder of its own under the temporary folder, for one test of this process.
 inline std::filesystem::path fresh_test_dir(const std::string& name) {
   const auto d = std::filesystem::temp_directory_path() / ("assay-compare-test-" + name + "-" + std::to_string(getpid()));
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
+  removed_at_exit().dirs.push_back(d);
   return d;
 }
 

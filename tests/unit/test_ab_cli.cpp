@@ -136,7 +136,8 @@ TEST(AbCli, SequentialRoundsExtendUndecidedCases) {
   const fs::path d = assay::test::fresh_test_dir("ab-sequential");
   auto args = ab_args(d / "out", "");
   args[9] = "2";  // --rounds 2
-  args.insert(args.end(), {"--max-rounds", "6", "--also-cycles"});
+  // A floor of 0.5%: identical builds are rarely decided within it, so the case grows past 2 rounds.
+  args.insert(args.end(), {"--max-rounds", "6", "--also-cycles", "--floor", "0.5"});
   const auto r = run_assay_in(d, args);
   EXPECT_TRUE(r.code == 0 || r.code == 1) << r.out;
   EXPECT_NE(r.out.find("sequential, 3 looks"), std::string::npos) << r.out;
@@ -155,6 +156,14 @@ TEST(AbCli, SequentialRoundsExtendUndecidedCases) {
   const std::size_t rounds = cand.cases[0].measurement->round_samples.size();
   EXPECT_TRUE(rounds == 2 || rounds == 4 || rounds == 6) << rounds;
   EXPECT_EQ(base.cases[0].measurement->round_samples.size(), rounds);
+  for (const auto* doc : {&base, &cand}) {
+    // The round that ended the case rechecked its output (rounds added by the sequential rule had
+    // none), and the rounds together keep at most max_samples (5000 by default).
+    const CaseRecord& c = doc->cases[0];
+    ASSERT_TRUE(c.recheck.has_value()) << c.id;
+    EXPECT_TRUE(c.recheck->passed);
+    EXPECT_LE(c.measurement->samples_ns.size(), 5000u);
+  }
 
   for (const auto& [max, says] : std::vector<std::pair<std::string, std::string>>{
            {"3", "--max-rounds 3: an even number from --rounds (2) to 64"},

@@ -1,6 +1,7 @@
 // End to end: the built assay binary on small suites; exit codes, messages and files.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 
 #include <algorithm>
@@ -121,6 +122,44 @@ std::optional<ResultsDocument> one_cpu_case_with(const std::string& flag) {
 }  // namespace
 
 // The CPU sampler keeps no gap (it has no GPU timeline), but the run records what was asked.
+// A case that times out before min_samples keeps its checked samples and says so; a median
+// without a 95% CI (3 samples) gets no speedup (one had been printed as if measured).
+TEST(Cli, ACaseThatTimesOutEarlyHasNoSpeedupWithoutACi) {
+  const fs::path dir = fresh_dir("timeout-early");
+  fs::create_directories(dir);
+  write_file_atomically(dir / "s.toml", R"([defaults.measure]
+min_samples = 50
+min_time_s = 0
+warmup_min_s = 0
+warmup_calls = 0
+timeout_s = 0.03
+[[bench]]
+name = "slow"
+workload = "gemm"
+backends = ["cpu", "assay-lazy-cpu"]
+baseline = "cpu"
+dtype = "f32"
+[bench.check]
+shape = { m = 9, n = 7, k = 5 }
+[bench.axes]
+m = 384
+n = 384
+k = 384
+)");
+  const auto r = run("run " + (dir / "s.toml").string() + " --device cpu --no-history --out " + (dir / "out").string());
+  const auto files = files_in(dir / "out", ".json");
+  ASSERT_EQ(files.size(), 1u) << r.out;
+  for (const auto& c : parse_results_json(read_text_file(files[0]), files[0].string()).cases) {
+    ASSERT_EQ(c.status, CaseStatus::ok) << c.reason;
+    ASSERT_TRUE(c.measurement && c.summary);
+    if (c.measurement->samples_ns.size() >= 50) continue;  // a machine fast enough to finish
+    EXPECT_EQ(c.measurement->stop_reason, "timeout");
+    EXPECT_NE(c.reason.find("of the 50 samples min_samples asks for"), std::string::npos) << c.reason;
+    if (!std::isfinite(c.summary->median_ci_rel_halfwidth)) EXPECT_FALSE(c.speedup_vs_baseline.has_value()) << c.id;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(Cli, GapFlagIsRecordedInTheRun) {
   const auto doc = one_cpu_case_with("--gap-us 150");
   ASSERT_TRUE(doc.has_value());

@@ -47,7 +47,7 @@ TEST(Rounds, CriterionSharesTheBudgetsOut) {
   m.min_time_s = 0.5;
   m.timeout_s = 8;
   const auto r = round_criterion(m, CaseRound{0, 4});
-  EXPECT_EQ(r.min_samples, 8u);  // rounded up: four rounds take at least the 30
+  EXPECT_EQ(r.min_samples, 8u);  // 8, 8, 7, 7: four rounds take the 30
   EXPECT_EQ(r.max_samples, 15000u);
   EXPECT_DOUBLE_EQ(r.min_time_s, 0.125);
   EXPECT_DOUBLE_EQ(r.timeout_s, 2);
@@ -56,6 +56,14 @@ TEST(Rounds, CriterionSharesTheBudgetsOut) {
   EXPECT_EQ(round_criterion(m, CaseRound{1, 4, 900}).min_samples, 900u);
   EXPECT_EQ(round_criterion(m, CaseRound{1, 4, 90000}).min_samples, 15000u);
   EXPECT_EQ(round_criterion(m, CaseRound{1, 4, 2}).min_samples, 8u);
+  EXPECT_EQ(round_criterion(m, CaseRound{3, 4}).min_samples, 7u);
+  // The rounds together keep at most max_samples (each share rounded up had let 4 rounds of a
+  // case with max_samples 5 keep 8, and 6 rounds of 10^6 pass the results reader's cap).
+  m.min_samples = 1;
+  m.max_samples = 5;
+  std::uint64_t total = 0;
+  for (std::uint64_t i = 0; i < 4; ++i) total += round_criterion(m, CaseRound{i, 4}).max_samples;
+  EXPECT_EQ(total, 5u);
   m.min_samples = m.max_samples = 3;
   const auto few = round_criterion(m, CaseRound{0, 4});
   EXPECT_EQ(few.min_samples, 1u);
