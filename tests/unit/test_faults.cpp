@@ -61,7 +61,9 @@ TEST(FaultInjection, KillingAnyProcessOfARunLosesNothingAndLeavesNothing) {
     const pid_t pid = spawn_quiet(assay_bin(),
                                   {"run", (dir / "faults.toml").string(), "--device", "cpu", "--history", history,
                                    "--out", out.string(), "--quiet"},
-                                  {{"ASSAY_FAULT_MARK", mark}, {"TVM_BENCH_CMD", adapter}});
+                                  // TMPDIR in the test's folder: a run killed with SIGKILL cannot remove
+                                  // its workers' scratch folders (core/temp_dir.hpp); they go with it.
+                                  {{"ASSAY_FAULT_MARK", mark}, {"TVM_BENCH_CMD", adapter}, {"TMPDIR", dir.string()}});
     std::this_thread::sleep_for(std::chrono::duration<double>(delay_s));
     pid_t victim = pid;
     int sig = SIGKILL;
