@@ -48,6 +48,7 @@ void by_samples(const std::vector<double>& base, const std::vector<double>& cand
   c.cand_median = median_of(cand);
   c.ratio = c.cand_median / c.base_median;
   c.ratio_ci = bootstrap_ratio_of_medians_ci(base, cand, {t.resamples, t.confidence, t.seed});
+  c.too_few = base.size() < kMinSamplesForInterval || cand.size() < kMinSamplesForInterval;
   c.p_value = c.mann_whitney_p;
   c.test = c.mann_whitney_exact ? "Mann-Whitney exact" : "Mann-Whitney normal";
 }
@@ -125,6 +126,12 @@ double relative_timer_step(const std::vector<double>& base, const std::vector<do
     // Gaps below a millionth of the value are one tick converted twice (float ms to double ns), not a tick.
     if (gap > 1e-6 * all[i] && (step == 0.0 || gap < step)) step = gap;
   }
+  if (step == 0.0) return 0.0;
+  // On a grid: every value a whole number of steps from the smallest (to a twentieth of a step).
+  for (const double x : all) {
+    const double k = std::round((x - all.front()) / step);
+    if (std::fabs(x - all.front() - k * step) > 0.05 * step + 1e-6 * x) return 0.0;
+  }
   return step / std::min(median_of(base), median_of(cand));
 }
 
@@ -158,6 +165,13 @@ std::string p_value_text(double p) {
 }
 
 void decide_verdict(SampleComparison& c, Better better, const Thresholds& t) {
+  // Medians (or means of medians) on a timer's grid are each off by up to half a step, and the same
+  // way in every session, batch or round of one true value, so no count of replicates averages it
+  // out: the interval holds at least a step either side of the ratio (the bootstrap of quantised
+  // samples had given a zero-width one, and 10 batch medians one that missed the true ratio).
+  if (c.timer_step > 0)
+    c.ratio_ci = {std::min(c.ratio_ci.lo, c.ratio * std::exp(-c.timer_step)),
+                  std::max(c.ratio_ci.hi, c.ratio * std::exp(c.timer_step))};
   const bool lower = better == Better::lower;
   const double s = lower ? c.ratio : 1.0 / c.ratio;
   const double s_lo = lower ? c.ratio_ci.lo : 1.0 / c.ratio_ci.hi;
@@ -171,7 +185,23 @@ void decide_verdict(SampleComparison& c, Better better, const Thresholds& t) {
   const std::string test = c.test.empty() ? "p" : c.test + " p";
   const std::string p = test + (c.p_value < 1e-16 ? " " : " = ") + p_value_text(c.p_value);
 
+  if (c.too_few) {
+    c.verdict = Verdict::ambiguous;
+    c.why = fmt::format("{} and {} samples: too few for an interval of the ratio ({:.4f}) at {} or more a side; take "
+                        "more samples or sessions",
+                        c.base_n, c.cand_n, c.ratio, kMinSamplesForInterval);
+    return;
+  }
+  // The ratio a timer step closer to 1: what the floor is judged on when the medians sit on a grid.
+  const double s_near = s > 1.0 ? std::max(1.0, s * std::exp(-c.timer_step)) : std::min(1.0, s * std::exp(c.timer_step));
   if (test_rejects && ci_excludes_one) {
+    if ((s > band_hi || s < band_lo) && !(s_near > band_hi || s_near < band_lo)) {
+      c.verdict = Verdict::ambiguous;
+      c.why = fmt::format("{} ({}, {} < {:g}), but within a timer step ({:.2f}%) of the {} floor: the samples' clock "
+                          "cannot tell; take more sessions",
+                          change_words(s), ci, p, t.alpha, 100 * c.timer_step, floor);
+      return;
+    }
     if (s > band_hi || s < band_lo) {
       c.verdict = s > 1.0 ? Verdict::slower : Verdict::faster;
       c.why = fmt::format("{}: ratio {:.4f} ({}), {} < {:g}, beyond the {} floor", change_words(s), c.ratio, ci, p,
@@ -217,9 +247,9 @@ SampleComparison compare_samples(const Sessions& base, const Sessions& cand, Bet
   // Batches need enough samples on both sides (batch_medians gives none below kMinBatchSamples).
   const bool in_runs = all_base.size() >= kMinBatchSamples && all_cand.size() >= kMinBatchSamples &&
                        (serially_correlated(all_base) || serially_correlated(all_cand));
-  // The timer's step only where replicates are medians (a sort of every sample: not for by_samples).
-  if (base.size() + cand.size() >= 3) by_sessions(base, cand, relative_timer_step(all_base, all_cand), t, c);
-  else if (in_runs) by_batches(all_base, all_cand, relative_timer_step(all_base, all_cand), t, c);
+  c.timer_step = relative_timer_step(all_base, all_cand);
+  if (base.size() + cand.size() >= 3) by_sessions(base, cand, c.timer_step, t, c);
+  else if (in_runs) by_batches(all_base, all_cand, c.timer_step, t, c);
   else by_samples(all_base, all_cand, t, c);
   decide_verdict(c, better, t);
   return c;

@@ -69,9 +69,17 @@ struct SampleComparison {
   double hl_ratio = 1;                               // exp(Hodges-Lehmann shift of log values), pooled
   Interval hl_ratio_ci{1, 1};                        // exp(Moses CI of that shift)
   double cliffs_delta = 0;                           // cand against base, pooled; > 0: cand values larger
+  // The samples' timer step relative to the median (relative_timer_step; 0 off a grid): a median
+  // on the grid is off by up to a step, so the floor is judged with the ratio a step closer to 1.
+  double timer_step = 0;
+  bool too_few = false;                              // under kMinSamplesForInterval a side (samples method)
   Verdict verdict = Verdict::ambiguous;
   std::string why;                                   // one line, for humans
 };
+
+// Below this many samples a side the bootstrap interval of one session is no interval (with one
+// sample it has zero width; at 2-4 it missed a 3% change in 8-35% of trials): AMBIGUOUS.
+inline constexpr std::size_t kMinSamplesForInterval = 5;
 
 // The verdict from the ratio, its CI and the p-value, oriented by `better`.
 // Let s be the slowdown: the ratio for lower-is-better metrics, 1 / ratio for higher-is-better,
@@ -85,10 +93,11 @@ void decide_verdict(SampleComparison& c, Better better, const Thresholds& t);
 
 // The timer's step in the samples of both sides, as a fraction of the smaller side's median: the
 // smallest gap between two distinct sample values (CUDA events tick in 32 ns steps on an H100; a
-// host clock in 1 ns). A median of quantised samples is itself on that grid, so replicates
-// (session, batch or round medians) can agree exactly where the true values differ: their spread
-// is floored at what rounding to the step alone gives (docs/compare.md, "Replicates on a timer's
-// grid"). 0 when every sample has one value.
+// host clock in 1 ns), when every value lies on that grid. A median of quantised samples is itself
+// on that grid, so replicates (session, batch or round medians) can agree exactly where the true
+// values differ: their spread is floored at what rounding to the step alone gives (docs/compare.md,
+// "Replicates on a timer's grid"). 0 when every sample has one value, or the values are not on one
+// grid (continuous values, whose smallest gap is no step).
 double relative_timer_step(const std::vector<double>& base, const std::vector<double>& cand);
 
 // All statistics and the verdict. Throws std::invalid_argument on an empty side or session, a

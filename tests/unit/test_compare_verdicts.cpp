@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "compare_test_samples.hpp"
+#include "stats/distributions.hpp"
 #include "stats/sample_comparison.hpp"
 #include "stats/session_noise.hpp"
 #include "stats/summary.hpp"
@@ -209,6 +210,54 @@ TEST(Sessions, MediansOnATimersGridAreNotNoiseFree) {
   const SampleComparison free = compare_samples({src.lognormal(20, 1000, 0.01), src.lognormal(20, 1000, 0.01)},
                                                 {src.lognormal(20, 1060, 0.01)}, Better::lower, {});
   EXPECT_EQ(free.test, "t-test of 2+1 session medians");
+}
+
+// One session a side of a ~1 us kernel on a 32 ns grid, truly 1.2% apart (under the 2% floor):
+// the medians land on ticks 3.2% apart and the bootstrap of quantised samples had a zero-width
+// interval, so SLOWER came out every time (p < 1e-16). The interval now holds a step either side
+// and the floor is judged a step closer to 1. Off a grid (continuous values) there is no step.
+TEST(Verdict, OneSessionOnATimersGridIsNotCalledBeyondTheFloorByRounding) {
+  int beyond = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    SampleSource src(900 + seed);
+    const auto on_grid = [&](double median) {
+      std::vector<double> v = src.lognormal(100, median, 0.005);
+      for (double& x : v) x = 32.0 * std::round(x / 32.0);
+      return v;
+    };
+    const SampleComparison c = compare_samples({on_grid(1000)}, {on_grid(1012)}, Better::lower, {});
+    EXPECT_GT(c.timer_step, 0.03) << seed;
+    EXPECT_LE(c.ratio_ci.lo, 1.012) << seed << ": " << c.why;
+    beyond += c.verdict == Verdict::slower || c.verdict == Verdict::faster;
+  }
+  EXPECT_EQ(beyond, 0);
+  SampleSource src(5);
+  EXPECT_EQ(relative_timer_step(src.lognormal(50, 1000, 0.01), src.lognormal(50, 1000, 0.01)), 0.0);
+}
+
+// One sample a side (or up to 4) is no interval: AMBIGUOUS, not SAME from a zero-width one.
+TEST(Verdict, TooFewSamplesForAnIntervalAreAmbiguous) {
+  const SampleComparison one = compare_samples({{1000.0}}, {{1015.0}}, Better::lower, {});
+  EXPECT_EQ(one.verdict, Verdict::ambiguous) << one.why;
+  EXPECT_NE(one.why.find("too few for an interval"), std::string::npos) << one.why;
+  SampleSource src(6);
+  EXPECT_EQ(compare_samples({src.lognormal(4, 1000, 0.01)}, {src.lognormal(30, 1000, 0.01)}, Better::lower, {}).verdict,
+            Verdict::ambiguous);
+  const SampleComparison five =
+      compare_samples({src.lognormal(5, 1000, 0.01)}, {src.lognormal(5, 1000, 0.01)}, Better::lower, {});
+  EXPECT_EQ(five.why.find("too few"), std::string::npos) << five.why;  // 5 a side: an interval
+}
+
+// The history's interval: von Neumann's estimator from K sessions has 2(K-1)^2/(3K-4) degrees of
+// freedom (2.9 at K = 5), not K - 1; with no within-session width the t-test uses exactly those.
+TEST(Sessions, TheHistorysSpreadHasVonNeumannsDegreesOfFreedom) {
+  SampleComparison c;
+  c.ratio = 1.05;
+  c.ratio_ci = {1.05, 1.05};  // no within-session width
+  const SessionSpread spread{0.02, 5};
+  widen_by_session_spread(c, spread, Better::lower, {});
+  const double se = std::sqrt(2.0) * 0.02;
+  EXPECT_NEAR(c.p_value, student_t_two_sided_p(std::log(1.05) / se, 2.0 * 16.0 / 11.0), 1e-12);
 }
 
 TEST(Sessions, FivePercentFasterOrSlowerOverThreeSessions) {
