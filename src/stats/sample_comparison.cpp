@@ -94,11 +94,12 @@ void by_sessions(const Sessions& base, const Sessions& cand, double step, const 
   by_replicates(mb, mc, "session", step, t, c);
 }
 
-// Whether one session's samples come in runs: a lag-1 autocorrelation beyond what independent
-// samples give but one time in a thousand.
+// Whether one session's samples come in runs: a lag-1 autocorrelation, or a spread of batch means,
+// beyond what independent samples give but one time in a thousand.
 bool serially_correlated(const std::vector<double>& in_order) {
   const auto r1 = lag1_autocorrelation(in_order);
-  return r1 && *r1 > kSerialCorrelationZ / std::sqrt(static_cast<double>(in_order.size()));
+  return (r1 && *r1 > kSerialCorrelationZ / std::sqrt(static_cast<double>(in_order.size()))) ||
+         batch_means_vary_too_much(in_order);
 }
 
 void by_batches(const std::vector<double>& base, const std::vector<double>& cand, double step, const Thresholds& t,

@@ -41,6 +41,28 @@ std::optional<double> batch_median_ci_halfwidth(std::span<const double> in_order
   return student_t_two_sided_quantile(confidence, b - 1.0) * sd / std::sqrt(b);
 }
 
+bool batch_means_vary_too_much(std::span<const double> in_order) {
+  static_assert(kMedianBatches == 10, "the chi-square quantile below is for 9 degrees of freedom");
+  constexpr double kChiSquare9At0999 = 27.877;
+  const std::size_t n = in_order.size();
+  if (n < kMinBatchSamples) return false;
+  const std::size_t size = n / kMedianBatches, skip = n - size * kMedianBatches;
+  const std::span<const double> used = in_order.subspan(skip);
+  const double mean = std::accumulate(used.begin(), used.end(), 0.0) / static_cast<double>(used.size());
+  double var = 0.0;
+  for (const double x : used) var += (x - mean) * (x - mean);
+  var /= static_cast<double>(used.size() - 1);
+  if (!(var > 0.0)) return false;
+  double between = 0.0;
+  for (std::size_t b = 0; b < kMedianBatches; ++b) {
+    const auto first = used.begin() + static_cast<std::ptrdiff_t>(b * size);
+    const double m = std::accumulate(first, first + static_cast<std::ptrdiff_t>(size), 0.0) / static_cast<double>(size);
+    between += (m - mean) * (m - mean);
+  }
+  // sum over batches of (m_b - mean)^2 * size / var ~ chi-square(k - 1) for independent samples.
+  return between * static_cast<double>(size) / var > kChiSquare9At0999;
+}
+
 std::optional<double> lag1_autocorrelation(std::span<const double> in_order) {
   const std::size_t n = in_order.size();
   if (n < 3) return std::nullopt;

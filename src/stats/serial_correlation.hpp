@@ -29,6 +29,14 @@ std::vector<double> batch_medians(std::span<const double> in_order);
 // confidence must lie in (0, 1) (std::invalid_argument otherwise).
 std::optional<double> batch_median_ci_halfwidth(std::span<const double> in_order, double confidence = 0.95);
 
+// Whether the means of kMedianBatches contiguous batches vary more than independent samples let
+// them: (k - 1) var(batch means) b / var(samples) beyond chi-square(k - 1)'s 0.999 quantile. It
+// sees what the lag-1 autocorrelation misses: clock modes a fraction of the spread apart that
+// persist for hundreds of samples (r1 = 0.036 against its 0.049 threshold at n = 4000, and a
+// fifth of A/A comparisons on those samples were called FASTER or SLOWER). false when n < 50 or
+// every sample is equal.
+bool batch_means_vary_too_much(std::span<const double> in_order);
+
 // Lag-1 autocorrelation of the samples in order: sum (x_i - m)(x_i+1 - m) / sum (x_i - m)^2.
 // nullopt when n < 3 or when every sample is equal. Independent samples give ~0 (within
 // ~2/sqrt(n)); runs of a persisting clock give values near 1.

@@ -10,6 +10,7 @@
 #include "compare_test_samples.hpp"
 #include "stats/distributions.hpp"
 #include "stats/sample_comparison.hpp"
+#include "stats/serial_correlation.hpp"
 #include "stats/session_noise.hpp"
 #include "stats/summary.hpp"
 
@@ -358,6 +359,41 @@ TEST(FalseAlarmRate, OneRunASideWithClockModeRuns) {
               sample_test_alarms);
   EXPECT_LE(alarms, trials * (t.alpha + 2.33 * std::sqrt(t.alpha * (1 - t.alpha) / trials)));
   EXPECT_GT(sample_test_alarms, trials / 2);  // the trap this avoids
+}
+
+// Modes a fraction of the spread apart (0.4% in samples spread 1%), in runs of ~200 of 4000: the
+// lag-1 autocorrelation (~0.036) stays under its threshold (0.049), so the sample tests ran and
+// called a fifth of A/A comparisons FASTER or SLOWER with no floor. The batch means see the runs.
+TEST(FalseAlarmRate, FaintClockModesAreSeenByTheirBatchMeans) {
+  Thresholds t;
+  t.floor = 0;
+  int alarms = 0, batches = 0;
+  const int trials = 100;
+  for (int seed = 0; seed < trials; ++seed) {
+    SampleSource src(81000 + static_cast<std::uint64_t>(seed));
+    const auto side = [&] {
+      std::vector<double> v(4000);
+      bool slow = src.uniform() < 0.5;
+      for (double& x : v) {
+        if (src.uniform() < 1.0 / 200) slow = !slow;
+        x = 1000 * (slow ? 1.004 : 1.0) * std::exp(0.01 * src.standard_normal());
+      }
+      return v;
+    };
+    const SampleComparison c = compare_samples({side()}, {side()}, Better::lower, t);
+    batches += c.method == Method::batches;
+    alarms += c.verdict == Verdict::faster || c.verdict == Verdict::slower;
+  }
+  std::printf("faint clock modes: batches method in %d of %d, false alarms %d\n", batches, trials, alarms);
+  EXPECT_GE(batches, trials * 8 / 10);
+  EXPECT_LE(alarms, 5);
+  // Independent samples rarely look batched (0.1% a side by construction).
+  int independent_batched = 0;
+  for (int seed = 0; seed < 200; ++seed) {
+    SampleSource src(82000 + static_cast<std::uint64_t>(seed));
+    independent_batched += batch_means_vary_too_much(src.lognormal(4000, 1000, 0.01));
+  }
+  EXPECT_LE(independent_batched, 3);
 }
 
 TEST(Verdict, ARealChangeWithClockModeRunsIsStillFound) {
