@@ -1,6 +1,8 @@
 // CSV (RFC 4180): one row per compared case with every statistic, for spreadsheets and scripts.
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "report/compare_outputs.hpp"
 
 namespace assay::report {
@@ -13,7 +15,8 @@ std::string field(const std::string& s) {
   return out + "\"";
 }
 
-std::string number(double v) { return fmt::format("{:.10g}", v); }
+// Empty where there is no finite value (an interval that cannot reach its confidence).
+std::string number(double v) { return std::isfinite(v) ? fmt::format("{:.10g}", v) : std::string(); }
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "stats/distributions.hpp"
@@ -90,10 +91,10 @@ double moses_rank(std::size_t m, std::size_t n, double ties, double confidence) 
     double cdf = 0;  // P(U <= k - 1)
     std::size_t k = 0;
     while (k < pmf.size() && cdf + pmf[k] <= tail * (1.0 + 1e-12)) cdf += pmf[k++];
-    return std::max<double>(1.0, static_cast<double>(k));
+    return static_cast<double>(k);  // 0: no rank reaches the confidence
   }
   const double z = normal_quantile(1.0 - tail);
-  return std::max(1.0, std::floor(mn / 2.0 - z * u_sigma(static_cast<double>(m), static_cast<double>(n), ties)));
+  return std::max(0.0, std::floor(mn / 2.0 - z * u_sigma(static_cast<double>(m), static_cast<double>(n), ties)));
 }
 
 }  // namespace
@@ -184,7 +185,8 @@ ShiftEstimate hodges_lehmann_shift(std::span<const double> x_in, std::span<const
   r.shift = kth_pairwise_difference(x, y, mid);
   if (std::fmod(mn, 2.0) == 0.0) r.shift = (r.shift + kth_pairwise_difference(x, y, mid + 1.0)) / 2.0;
   const double k = std::min(moses_rank(x.size(), y.size(), tie_term(x, y), confidence), std::ceil(mn / 2.0));
-  r.ci = {kth_pairwise_difference(x, y, k), kth_pairwise_difference(x, y, mn + 1.0 - k)};
+  const double inf = std::numeric_limits<double>::infinity();
+  r.ci = k < 1.0 ? Interval{-inf, inf} : Interval{kth_pairwise_difference(x, y, k), kth_pairwise_difference(x, y, mn + 1.0 - k)};
   return r;
 }
 

@@ -44,8 +44,10 @@ double cliffs_delta(std::span<const double> x, std::span<const double> y);
 // with the Moses confidence interval [D_(k), D_(mn + 1 - k)] on the sorted differences D.
 // k is the largest rank with P(U <= k - 1) <= (1 - confidence) / 2: from the exact null
 // distribution when mann_whitney would be exact, else k = floor(mn/2 - z * sigma) (sigma
-// with the tie correction), at least 1 (Hollander & Wolfe, Nonparametric Statistical
-// Methods, 3rd ed., section 4.3).
+// with the tie correction) (Hollander & Wolfe, Nonparametric Statistical Methods, 3rd ed.,
+// section 4.3). Where no k >= 1 qualifies (too few samples: m = n = 3 at 95%) no interval
+// reaches the confidence, and ci is (-inf, inf) rather than [D_(1), D_(mn)], which had missed
+// the true shift in a third of trials at m = n = 2.
 struct ShiftEstimate {
   double shift = 0;
   Interval ci;

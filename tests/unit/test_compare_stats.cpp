@@ -156,6 +156,19 @@ TEST(HodgesLehmann, NormalRankForLargeSamples) {
   EXPECT_EQ(r.ci.hi, d[3600 - 1427]);
 }
 
+// Too few samples for any rank to reach 95% (m = n = 2: P(U = 0) = 1/6): no interval, not the
+// clamped [D_(1), D_(mn)] that missed the true shift in a third of trials. m = n = 4 reaches it.
+TEST(HodgesLehmann, NoIntervalWhereNoRankReachesTheConfidence) {
+  const std::vector<double> x{1.0, 2.0}, y{1.5, 2.5};
+  const ShiftEstimate r = hodges_lehmann_shift(x, y, 0.95);
+  EXPECT_EQ(r.shift, 0.5);
+  EXPECT_TRUE(std::isinf(r.ci.lo) && r.ci.lo < 0);
+  EXPECT_TRUE(std::isinf(r.ci.hi) && r.ci.hi > 0);
+  const std::vector<double> x4{1, 2, 3, 4}, y4{1.5, 2.5, 3.5, 4.5};
+  const ShiftEstimate r4 = hodges_lehmann_shift(x4, y4, 0.95);
+  EXPECT_TRUE(std::isfinite(r4.ci.lo) && std::isfinite(r4.ci.hi));
+}
+
 TEST(Bootstrap, SeededAndDeterministic) {
   assay::test::SampleSource src(11);
   const auto base = src.lognormal(40, 100, 0.02), cand = src.lognormal(40, 105, 0.02);
