@@ -162,6 +162,17 @@ std::int64_t id_of(const assay_lazy_graph* g, LazyTensor t) { return id_of(g, t.
 Site site_of(assay_lazy_graph* g, const char* site) { return g->graph.site(site ? site : "?"); }
 std::string_view text(const char* s) { return s ? s : ""; }
 
+// A count of a live graph (`of` reads it), or -1 with the error set.
+template <class F>
+int64_t count_of(const assay_lazy_graph* g, F&& of) {
+  return guarded(
+      [&] {
+        check_live(g);
+        return static_cast<int64_t>(of(*g));
+      },
+      int64_t{-1});
+}
+
 template <class T>
 T* output_buffer(T* p, bool needed) {
   if (!p && needed) throw std::invalid_argument("no output buffer given");
@@ -198,12 +209,7 @@ void assay_lazy_graph_free(assay_lazy_graph* g) {
       -1);
 }
 int64_t assay_lazy_node_count(const assay_lazy_graph* g) {
-  return guarded(
-      [&] {
-        check_live(g);
-        return static_cast<int64_t>(g->graph.size());
-      },
-      int64_t{-1});
+  return count_of(g, [](const assay_lazy_graph& l) { return l.graph.size(); });
 }
 
 int64_t assay_lazy_factory(assay_lazy_graph* g, const char* kind, const int64_t* shape, int rank, int dtype,
@@ -432,20 +438,10 @@ int assay_lazy_materialize(assay_lazy_graph* g, int64_t node, float* out, int64_
 }
 
 int64_t assay_lazy_executions(const assay_lazy_graph* g) {
-  return guarded(
-      [&] {
-        check_live(g);
-        return g->executions;
-      },
-      int64_t{-1});
+  return count_of(g, [](const assay_lazy_graph& l) { return l.executions; });
 }
 int64_t assay_lazy_evaluated_nodes(const assay_lazy_graph* g) {
-  return guarded(
-      [&] {
-        check_live(g);
-        return g->evaluated;
-      },
-      int64_t{-1});
+  return count_of(g, [](const assay_lazy_graph& l) { return l.evaluated; });
 }
 
 int64_t assay_lazy_dump(const assay_lazy_graph* g, int64_t node, char* buf, int64_t size) {

@@ -11,19 +11,27 @@
 
 namespace assay::stats {
 
-std::vector<double> batch_medians(std::span<const double> in_order) {
+namespace {
+
+// The kMedianBatches contiguous batches of floor(n / 10) samples, the first n mod 10 samples left
+// out (so the batches end at the last sample); none when n < kMinBatchSamples.
+std::vector<std::span<const double>> batches_of(std::span<const double> in_order) {
   const std::size_t n = in_order.size();
   if (n < kMinBatchSamples) return {};
-  const std::size_t size = n / kMedianBatches;
-  const std::size_t skip = n - size * kMedianBatches;
+  const std::size_t size = n / kMedianBatches, skip = n - size * kMedianBatches;
+  std::vector<std::span<const double>> out;
+  for (std::size_t b = 0; b < kMedianBatches; ++b) out.push_back(in_order.subspan(skip + b * size, size));
+  return out;
+}
+
+}  // namespace
+
+std::vector<double> batch_medians(std::span<const double> in_order) {
   std::vector<double> medians;
-  medians.reserve(kMedianBatches);
-  std::vector<double> batch(size);
-  for (std::size_t b = 0; b < kMedianBatches; ++b) {
-    const auto first = in_order.begin() + static_cast<std::ptrdiff_t>(skip + b * size);
-    std::copy(first, first + static_cast<std::ptrdiff_t>(size), batch.begin());
-    std::sort(batch.begin(), batch.end());
-    medians.push_back(percentile_sorted(batch, 50));
+  for (const auto batch : batches_of(in_order)) {
+    std::vector<double> sorted(batch.begin(), batch.end());
+    std::sort(sorted.begin(), sorted.end());
+    medians.push_back(percentile_sorted(sorted, 50));
   }
   return medians;
 }
@@ -44,23 +52,21 @@ std::optional<double> batch_median_ci_halfwidth(std::span<const double> in_order
 bool batch_means_vary_too_much(std::span<const double> in_order) {
   static_assert(kMedianBatches == 10, "the chi-square quantile below is for 9 degrees of freedom");
   constexpr double kChiSquare9At0999 = 27.877;
-  const std::size_t n = in_order.size();
-  if (n < kMinBatchSamples) return false;
-  const std::size_t size = n / kMedianBatches, skip = n - size * kMedianBatches;
-  const std::span<const double> used = in_order.subspan(skip);
+  const auto batches = batches_of(in_order);
+  if (batches.empty()) return false;
+  const std::span<const double> used = in_order.last(batches.size() * batches.front().size());
   const double mean = std::accumulate(used.begin(), used.end(), 0.0) / static_cast<double>(used.size());
   double var = 0.0;
   for (const double x : used) var += (x - mean) * (x - mean);
   var /= static_cast<double>(used.size() - 1);
   if (!(var > 0.0)) return false;
   double between = 0.0;
-  for (std::size_t b = 0; b < kMedianBatches; ++b) {
-    const auto first = used.begin() + static_cast<std::ptrdiff_t>(b * size);
-    const double m = std::accumulate(first, first + static_cast<std::ptrdiff_t>(size), 0.0) / static_cast<double>(size);
+  for (const auto batch : batches) {
+    const double m = std::accumulate(batch.begin(), batch.end(), 0.0) / static_cast<double>(batch.size());
     between += (m - mean) * (m - mean);
   }
   // sum over batches of (m_b - mean)^2 * size / var ~ chi-square(k - 1) for independent samples.
-  return between * static_cast<double>(size) / var > kChiSquare9At0999;
+  return between * static_cast<double>(batches.front().size()) / var > kChiSquare9At0999;
 }
 
 std::optional<double> lag1_autocorrelation(std::span<const double> in_order) {

@@ -83,7 +83,7 @@ SampleComparison compare_paired_rounds(const Sessions& base_rounds, const Sessio
   for (double x : d) ss += (x - mean) * (x - mean);
   // A difference of two round medians on the timer's grid has at least twice a rounding error's
   // variance (step^2 / 12 each): equal differences in every round are not noise-free.
-  const double step = relative_timer_step(all_base, all_cand), floor_var = step * step / 6.0;
+  const double step = c.timer_step, floor_var = step * step / 6.0;  // compare_samples' (a sort of every sample)
   const bool floored = ss / (n - 1.0) < floor_var;
   const double se = std::sqrt(std::max(ss / (n - 1.0), floor_var) / n);
   c.method = Method::paired;
