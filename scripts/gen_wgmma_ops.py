@@ -5,8 +5,9 @@ the wrappers are generated rather than typed. Run from the repository root; comm
 import pathlib
 
 SHAPES = [256, 192, 128, 64]  # N of m64nNk*
-# fp8 also has 208- and 176-wide tiles (4096^3: 640 tiles, 4.85 waves of 132 SMs; 768, 5.8).
-E4M3_SHAPES = [256, 208, 192, 176, 128, 64]
+# fp8 also has 208- and 176-wide tiles (4096^3: 640 tiles, 4.85 waves of 132 SMs; 768, 5.8), and
+# 224 for the FP8 attention kernel's key blocks at d = 128.
+E4M3_SHAPES = [256, 224, 208, 192, 176, 128, 64]
 
 def operands(n_regs):
     return ", ".join(f"%{i}" for i in range(n_regs))

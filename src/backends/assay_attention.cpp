@@ -16,6 +16,7 @@
 #include "workloads/attention.hpp"
 
 #include <cmath>
+#include <cstdlib>
 
 namespace assay {
 
@@ -156,6 +157,17 @@ class FlashFp8Instance final : public GpuInstance {
   void* workspace_ = nullptr;
 };
 
+// ASSAY_FP8_BLOCK_KEYS=128 or 224 pins the FP8 kernel's key block where both exist (d = 128, two
+// consumers, V by the pre-pass), for an `assay ab --base-env` of one binary against itself; unset,
+// the cost model chooses (kernels::fp8_block_keys_by_cost).
+int pinned_fp8_block_keys() {
+  const char* env = std::getenv("ASSAY_FP8_BLOCK_KEYS");
+  if (env == nullptr || *env == '\0') return 0;
+  const std::string v = env;
+  if (v != "128" && v != "224") throw InputError("ASSAY_FP8_BLOCK_KEYS='" + v + "': expected 128 or 224");
+  return std::stoi(v);
+}
+
 std::unique_ptr<Instance> make_fp8_instance(const AttentionProblem& p, const std::vector<HostTensor>& inputs,
                                             const std::string& config, const kernels::hopper::DeviceFacts& facts) {
   const bool automatic = config == "auto";
@@ -168,7 +180,8 @@ std::unique_ptr<Instance> make_fp8_instance(const AttentionProblem& p, const std
   if (!unsupported.empty()) throw SkipError(label + ": " + unsupported);
   return std::make_unique<FlashFp8Instance>(p, inputs,
                                             kernels::choose_flash_fp8_config(fp8_args(p, {}, nullptr, nullptr), facts.sms,
-                                                                             automatic ? 0 : pinned.rows / 64));
+                                                                             automatic ? 0 : pinned.rows / 64,
+                                                                             pinned_fp8_block_keys()));
 }
 
 }  // namespace

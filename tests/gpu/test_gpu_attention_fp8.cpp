@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <random>
 #include <tuple>
+#include <utility>
 
 #include "backends/backend.hpp"
 #include "core/dtype.hpp"
@@ -140,6 +142,47 @@ TEST(GpuFlashFp8, GrowingScoresMoveTheReferenceMax) {
         std::memcpy(in[4].data.data(), &one, sizeof one);  // K's descale
         expect_close(*find_backend(name), p, in, 0.03);
       }
+}
+
+// The 224-key instance (d = 128, two consumers, V by the pre-pass), pinned by ASSAY_FP8_BLOCK_KEYS
+// at lengths its cost model would give 128 too: s = 1 and blocks that end inside s or the
+// diagonal, causal and not, and the reference max moving throughout (keys growing as above). A
+// value other than 128 or 224 is an input error naming the variable.
+TEST(GpuFlashFp8, KeyBlocksOf224MatchTheReference) {
+  ASSAY_REQUIRE_GPU();
+  if (!hopper()) GTEST_SKIP() << "the FP8 kernel runs on compute capability 9.0 only";
+  struct Unset {
+    ~Unset() { unsetenv("ASSAY_FP8_BLOCK_KEYS"); }
+  } unset;
+  setenv("ASSAY_FP8_BLOCK_KEYS", "224", 1);
+  std::mt19937 rng(17);
+  for (int causal : {0, 1})
+    // b·h large enough for the pre-pass (over 3 waves of work, a causal tile counting half).
+    for (auto [bh, s] : {std::pair{1024, 1}, std::pair{1024, 223}, std::pair{512, 449}, std::pair{128, 1000},
+                         std::pair{64, 2049}})
+      for (bool growing : {false, true}) {
+        const AttentionProblem p(1, bh, s, 128, causal != 0, DType::f8e4m3);
+        auto in = p.make_inputs(21);
+        if (growing) {
+          for (std::size_t i = 0; i < in[1].numel(); ++i) {
+            const int key = static_cast<int>((i / 128) % static_cast<std::size_t>(s));
+            const float mag = std::exp2(-4.0f + 8.0f * static_cast<float>(key) / s);
+            in[1].data[i] = std::byte{float_to_e4m3_bits(rng() % 2 ? mag : -mag)};
+          }
+          const float one = 1.0f;
+          std::memcpy(in[4].data.data(), &one, sizeof one);
+        }
+        const std::string variant = expect_close(*find_backend("assay@wgmma_m128"), p, in, 0.03, 2000);
+        EXPECT_EQ(variant, "flash_fp8_wgmma_m128n224_d128_vtpass") << p.shape_string();
+      }
+  setenv("ASSAY_FP8_BLOCK_KEYS", "256", 1);
+  const AttentionProblem p(1, 512, 300, 128, false, DType::f8e4m3);
+  try {
+    find_backend("assay")->instantiate(p, p.make_inputs(1));
+    ADD_FAILURE() << "ASSAY_FP8_BLOCK_KEYS=256 ran";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("ASSAY_FP8_BLOCK_KEYS"), std::string::npos) << e.what();
+  }
 }
 
 // Pinned to a configuration the FP8 path does not have: skipped with the reason, not run on

@@ -122,6 +122,20 @@ TEST(FlashHeuristic, ConfigurationNamesSayFamilyTileAndHeadDim) {
     EXPECT_EQ(spelled, n);
   }
 }
+namespace {
+
+// An FP8 problem's shape as the heuristic sees it.
+kernels::FlashFp8Args fp8(int heads, int s, int d, bool causal = false) {
+  kernels::FlashFp8Args a;
+  a.heads = heads;
+  a.s = s;
+  a.d = d;
+  a.causal = causal;
+  return a;
+}
+
+}  // namespace
+
 // The FP8 kernel: d 64, 128, 256; two consumers once 128-row blocks fill the SMs; V transposed
 // in the kernel up to 3 waves of work (d <= 128, a causal block counting half), by the pre-pass
 // beyond.
@@ -130,14 +144,6 @@ TEST(FlashFp8Heuristic, ConsumersAndTransposition) {
   EXPECT_EQ(kernels::flash_fp8_unsupported(1, 1, 256), "");
   EXPECT_NE(kernels::flash_fp8_unsupported(8, 512, 96), "");
   EXPECT_NE(kernels::flash_fp8_unsupported(65536, 512, 64), "");
-  auto fp8 = [](int heads, int s, int d, bool causal = false) {
-    kernels::FlashFp8Args a;
-    a.heads = heads;
-    a.s = s;
-    a.d = d;
-    a.causal = causal;
-    return a;
-  };
   const auto mission = kernels::choose_flash_fp8_config(fp8(8, 512, 64), 132);  // 8 x 8 blocks of 64 rows
   EXPECT_EQ(mission.consumers, 1);
   EXPECT_TRUE(mission.vt_in_kernel);
@@ -157,5 +163,30 @@ TEST(FlashFp8Heuristic, ConsumersAndTransposition) {
   EXPECT_FALSE(kernels::choose_flash_fp8_config(fp8(199, 256, 128), 132, 2).vt_in_kernel);
   EXPECT_TRUE(kernels::choose_flash_fp8_config(fp8(199, 256, 128, true), 132, 2).vt_in_kernel);
   EXPECT_FALSE(kernels::choose_flash_fp8_config(fp8(64, 4096, 128, true), 132).vt_in_kernel);
+}
+
+// Key blocks of 224 or 128 (d = 128, two consumers, V by the pre-pass) by the cost model: 224 where
+// its blocks' lower fixed cost outweighs the keys a partial last block masks and its longer
+// prologue (measured: 0.947-0.965 of the cycles at s 4000-16384 non-causal, 1.03-1.12 at s <= 2500,
+// causal 1.03-1.11 up to 4096 and level at 8192); 128 everywhere else.
+TEST(FlashFp8Heuristic, KeyBlocksByCost) {
+  EXPECT_EQ(kernels::fp8_block_keys_by_cost(8192, false), 224);
+  EXPECT_EQ(kernels::fp8_block_keys_by_cost(4000, false), 224);   // 18 blocks of 224 mask 32 keys
+  EXPECT_EQ(kernels::fp8_block_keys_by_cost(4096, false), 128);   // 19 mask 160: level, so 128
+  EXPECT_EQ(kernels::fp8_block_keys_by_cost(2048, false), 128);
+  EXPECT_EQ(kernels::fp8_block_keys_by_cost(1, false), 128);
+  EXPECT_EQ(kernels::fp8_block_keys_by_cost(8192, true), 128);    // within the causal margin
+  EXPECT_EQ(kernels::fp8_block_keys_by_cost(16384, true), 224);
+  EXPECT_EQ(kernels::fp8_block_keys_by_cost(1LL << 30, true), 224);  // sampled tiles: no 2^23-step loop
+  const auto long8k = kernels::choose_flash_fp8_config(fp8(32, 8192, 128), 132);
+  EXPECT_EQ(long8k.block_keys, 224);
+  EXPECT_EQ(long8k.name(128), "flash_fp8_wgmma_m128n224_d128_vtpass");
+  EXPECT_EQ(kernels::choose_flash_fp8_config(fp8(32, 8192, 128), 132, 0, 128).block_keys, 128);  // pinned
+  EXPECT_EQ(kernels::choose_flash_fp8_config(fp8(64, 4096, 128), 132, 0, 224).block_keys, 224);
+  // No 224-key instance: d = 64 or 256, one consumer, V transposed in the kernel (one wave here).
+  EXPECT_EQ(kernels::choose_flash_fp8_config(fp8(32, 8192, 64), 132, 0, 224).block_keys, 128);
+  EXPECT_EQ(kernels::choose_flash_fp8_config(fp8(16, 8192, 256), 132).block_keys, 128);
+  EXPECT_EQ(kernels::choose_flash_fp8_config(fp8(32, 8192, 128), 132, 1).block_keys, 128);
+  EXPECT_EQ(kernels::choose_flash_fp8_config(fp8(1, 8192, 128), 132, 2, 224).block_keys, 128);
 }
 #endif

@@ -36,6 +36,7 @@ struct FlashFp8Args {
 struct FlashFp8Config {
   int consumers = 1;
   bool vt_in_kernel = true;
+  int block_keys = 128;  // keys per K/V block: 128, or 224 (d = 128, two consumers, pre-pass)
   std::string name(int d) const;
 };
 
@@ -43,8 +44,13 @@ struct FlashFp8Config {
 // the reason. It runs on compute capability 9.0 only.
 std::string flash_fp8_unsupported(long long heads, long long s, long long d);
 
-// The configuration for this shape on `sm_count` SMs; `consumers` > 0 pins that count.
-FlashFp8Config choose_flash_fp8_config(const FlashFp8Args& a, int sm_count, int consumers = 0);
+// The configuration for this shape on `sm_count` SMs; `consumers` > 0 pins that count, and
+// `block_keys` 128 or 224 pins the key block where the 224-key instance applies (d = 128, two
+// consumers, V by the pre-pass); 0 chooses it by fp8_block_keys_by_cost.
+FlashFp8Config choose_flash_fp8_config(const FlashFp8Args& a, int sm_count, int consumers = 0, int block_keys = 0);
+
+// 224 or 128: the key block a cost model prefers for length s (flash_dispatch.cpp explains it).
+int fp8_block_keys_by_cost(long long s, bool causal);
 
 // Bytes of workspace the configuration needs (0 when V is transposed in the kernel).
 std::size_t flash_fp8_workspace_bytes(const FlashFp8Config& c, long long heads, long long s, long long d);

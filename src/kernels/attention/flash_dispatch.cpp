@@ -1,4 +1,5 @@
 // The flash attention family's host side: what it takes, the shape heuristic, the launch.
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/attention/flash_attention.hpp"
@@ -118,11 +119,33 @@ std::string flash_fp8_unsupported(long long heads, long long s, long long d) {
 }
 
 std::string FlashFp8Config::name(int d) const {
-  return "flash_fp8_wgmma_m" + std::to_string(64 * consumers) + "n128_d" + std::to_string(d) +
+  return "flash_fp8_wgmma_m" + std::to_string(64 * consumers) + "n" + std::to_string(block_keys) + "_d" + std::to_string(d) +
          (vt_in_kernel ? "" : "_vtpass");
 }
 
-FlashFp8Config choose_flash_fp8_config(const FlashFp8Args& a, int sm_count, int consumers) {
+// Key blocks of 224 or 128 for one query tile's keys, by a cost model in units of one key's work: a
+// tile of L keys costs ceil(L / n)·(n + 21) + 1.4·n with blocks of n keys. 21: a block's fixed work
+// (the row max and sum over the quad, the barrier and wgmma waits, the rescale vote), which larger
+// blocks spread over more keys; 1.4·n: the prologue and epilogue a CTA does not overlap (the first
+// S and its softmax, the last P·V), which grow with the block. Against it, ceil() charges the keys
+// a last, partial block computes and masks. Fitted on 7 non-causal lengths (s 1024-16384, H100,
+// `assay ab`, cycles: 224 against 128 from 1.12 to 0.953) and checked on 4 others within 1%
+// (docs/kernels/attention.md, "FP8 key blocks"). Causal tiles see L = min(128(t + 1), s) keys; the
+// model overstates their cost by up to 10% at s = 1024, so 224 must win by 2% to be chosen.
+int fp8_block_keys_by_cost(long long s, bool causal) {
+  const long long tiles = (s + 127) / 128;
+  const long long step = tiles > 4096 ? tiles / 4096 : 1;  // a sample of the tiles is enough for a ratio
+  double cost[2] = {0.0, 0.0};
+  const int keys[2] = {128, 224};
+  for (long long t = 0; t < tiles; t += step) {
+    const long long L = causal ? std::min(128 * (t + 1), s) : s;
+    for (int i = 0; i < 2; ++i)
+      cost[i] += static_cast<double>((L + keys[i] - 1) / keys[i]) * (keys[i] + 21.0) + 1.4 * keys[i];
+  }
+  return cost[1] < cost[0] * 0.98 ? 224 : 128;
+}
+
+FlashFp8Config choose_flash_fp8_config(const FlashFp8Args& a, int sm_count, int consumers, int block_keys) {
   FlashFp8Config c;
   // Two consumer warp groups share each K/V block once 128-row blocks still give every SM one
   // (at every d, unlike the 16-bit kernel: two ran 628 against 763 µs at (4, 16, 4096, 64) and
@@ -141,6 +164,8 @@ FlashFp8Config choose_flash_fp8_config(const FlashFp8Args& a, int sm_count, int 
   const long long blocks = static_cast<long long>(a.heads) * ((a.s + 64 * c.consumers - 1) / (64 * c.consumers));
   const double waves = static_cast<double>(blocks) * (a.causal ? 0.5 : 1.0) / sm_count;
   c.vt_in_kernel = a.d <= 128 && waves <= 3.0;
+  if (a.d == 128 && c.consumers == 2 && !c.vt_in_kernel)
+    c.block_keys = block_keys == 128 || block_keys == 224 ? block_keys : fp8_block_keys_by_cost(a.s, a.causal);
   return c;
 }
 

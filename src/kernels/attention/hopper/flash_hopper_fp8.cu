@@ -1,8 +1,11 @@
 // FP8 (e4m3) flash attention forward for Hopper (sm_90a), d = 64, 128 or 256, bf16 out.
 //
 // The 16-bit kernel's structure (flash_hopper.cu): one producer warp group issuing TMA, C = 1
-// or 2 consumer warp groups of 64 query rows, a 2-stage ring of 128-key K and V blocks with
-// separate full/empty barriers, online softmax in registers. What FP8 changes:
+// or 2 consumer warp groups of 64 query rows, a 2-stage ring of K and V blocks with separate
+// full/empty barriers, online softmax in registers. Blocks of 128 keys, or 224 (d = 128, two
+// consumers, Vt from the pre-pass) where a cost model says the softmax's fixed work per block,
+// spread over 1.75x the keys, outweighs the keys a partial last block masks (flash_dispatch.cpp,
+// fp8_block_keys_by_cost: 4-5% fewer cycles from 4k keys non-causal). What FP8 changes:
 //
 //   K-major only  FP8 wgmma takes no transpose bit: both operands of S = Q·Kᵀ are K-major (d
 //                 contiguous, as stored), and P·V needs V with the key contiguous: Vt [d][key].
@@ -69,7 +72,10 @@ using hopper::wgmma_commit;
 using hopper::wgmma_fence;
 using hopper::wgmma_wait;
 
-constexpr int kBN = 128;  // keys per K/V block; also one 128-byte swizzle row of a Vt block
+// Keys per row of a Vt atom: one 128-byte swizzle row. The pre-pass writes Vt in blocks of it, and
+// the in-kernel transposition takes K/V blocks of exactly it; the kernel's K/V blocks (kBN) are
+// 128 or, on the pre-pass path at d = 128, 224 keys (two Vt atoms, the second 96 keys used).
+constexpr int kVtKeys = 128;
 constexpr int kStages = 2;
 // setmaxnreg moves registers within the block's allocation, 168 x 384 (the launch bound), so
 // producer + 2 x consumer <= 504: a claim beyond it waits forever. A TMA issuer needs 24; a
@@ -90,15 +96,18 @@ constexpr float kMaxLag = kLazyRescale<kD> ? 0.5f : 0.0f;
 
 using Ring = hopper::Ring<kStages>;
 
-template <int kD, int C, bool kVtInKernel>
+template <int kD, int C, bool kVtInKernel, int kBN>
 struct Layout {
   static constexpr int kRowBytes = kD < 128 ? kD : 128;  // one swizzle row of Q or K
   static constexpr int kAtoms = kD / kRowBytes;          // swizzled sub-tiles across d
   static constexpr std::uint64_t kSwizzle = kRowBytes == 128 ? 1 : 2;  // descriptor: 128 B or 64 B
   static constexpr int kQRows = 64 * C;
   static constexpr int kQBytes = kQRows * kD;
-  static constexpr int kKBytes = kBN * kD;  // a K block, a V block and a Vt block (d rows of 128 keys)
-  static constexpr int kStageBytes = 2 * kKBytes;  // K and Vt
+  static_assert(kBN % 32 == 0 && (!kVtInKernel || kBN == kVtKeys), "k32 steps; the transposition takes 128 keys");
+  static constexpr int kKBytes = kBN * kD;  // a K block (and a staged V block: kBN = 128)
+  static constexpr int kVtAtoms = (kBN + kVtKeys - 1) / kVtKeys;
+  static constexpr int kVtBytes = kVtAtoms * kVtKeys * kD;  // a Vt block: per atom d rows of 128 keys
+  static constexpr int kStageBytes = kKBytes + kVtBytes;    // K and Vt
   static constexpr int kStagingOffset = kQBytes + kStages * kStageBytes;  // V as loaded (in-kernel transpose)
   static constexpr int kBarrierOffset = kStagingOffset + (kVtInKernel ? kStages * kKBytes : 0);
   static constexpr int kSmemBytes = kBarrierOffset + 8 * (1 + 5 * kStages) + 1024;
@@ -126,10 +135,10 @@ template <int kD>
 __global__ void __launch_bounds__(256) transpose_v(const std::uint8_t* __restrict__ v, std::uint8_t* __restrict__ vt,
                                                   int s, int s_pad) {
   constexpr int kPitch = kD + 4;  // keeps a column's bytes off one bank
-  __shared__ __align__(16) std::uint8_t tile[kBN * kPitch];
-  const int head = blockIdx.y, k0 = blockIdx.x * kBN;
+  __shared__ __align__(16) std::uint8_t tile[kVtKeys * kPitch];
+  const int head = blockIdx.y, k0 = blockIdx.x * kVtKeys;
   const std::uint8_t* src = v + static_cast<std::size_t>(head) * s * kD;
-  for (int c = threadIdx.x; c < kBN * kD / 16; c += blockDim.x) {
+  for (int c = threadIdx.x; c < kVtKeys * kD / 16; c += blockDim.x) {
     const int r = c / (kD / 16), col = (c % (kD / 16)) * 16;
     uint4 x = make_uint4(0, 0, 0, 0);
     if (k0 + r < s) x = *reinterpret_cast<const uint4*>(src + static_cast<std::size_t>(k0 + r) * kD + col);
@@ -164,7 +173,7 @@ template <int kRB>
 __device__ __forceinline__ int staged_offset(int key, int col) {
   const int atom = col / kRB, c = col % kRB;
   const int chunk = (c >> 4) ^ (kRB == 128 ? (key & 7) : ((key >> 1) & 3));
-  return atom * (kBN * kRB) + key * kRB + chunk * 16 + (c & 15);
+  return atom * (kVtKeys * kRB) + key * kRB + chunk * 16 + (c & 15);
 }
 
 // The producer warp group's transpose of one staged V block into a Vt slot (header). Item
@@ -211,13 +220,13 @@ __device__ __forceinline__ void transpose_v_block(const unsigned char* staged, u
 // aligned form hung there.
 __device__ __forceinline__ void producer_sync() { asm volatile("barrier.sync 1, 128;" ::: "memory"); }
 
-template <int kD, int C, bool kVtInKernel>
-__global__ void __launch_bounds__(Layout<kD, C, kVtInKernel>::kThreads, 1)
+template <int kD, int C, bool kVtInKernel, int kBN>
+__global__ void __launch_bounds__(Layout<kD, C, kVtInKernel, kBN>::kThreads, 1)
     flash_fp8_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                      const __grid_constant__ CUtensorMap map_v, __nv_bfloat16* __restrict__ o,  // map_v: V, or Vt (pre-pass)
                      const float* __restrict__ q_descale, const float* __restrict__ k_descale,
                      const float* __restrict__ v_descale, int per_head, int s, int causal, float scale_log2) {
-  using L = Layout<kD, C, kVtInKernel>;
+  using L = Layout<kD, C, kVtInKernel, kBN>;
   constexpr int kRB = L::kRowBytes;
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem =
@@ -283,14 +292,19 @@ __global__ void __launch_bounds__(Layout<kD, C, kVtInKernel>::kThreads, 1)
       load_k(0);
     }
     if constexpr (!kVtInKernel) {
-      // Vt from the pre-pass: one box of d rows x 128 keys per block, K running one block ahead.
+      // Vt from the pre-pass: per block one box of d rows x 128 keys per atom (a 224-key block's
+      // second box reads 32 keys of the next block, or zeros past the workspace), K running one
+      // block ahead.
       if (tid == 0) {
         Ring rv;
         for (int j = 0; j < kv_blocks; ++j) {
           if (j + 1 < kv_blocks) load_k(j + 1);
           mbar_wait(empty_v + 8 * rv.stage, rv.phase ^ 1);
-          mbar_arrive_expect_tx(&bars[1 + kStages + rv.stage], L::kKBytes);
-          tma_load_3d(skv + rv.stage * L::kStageBytes + L::kKBytes, &map_v, full_v + 8 * rv.stage, j * kBN, 0, head);
+          mbar_arrive_expect_tx(&bars[1 + kStages + rv.stage], L::kVtBytes);
+#pragma unroll
+          for (int a = 0; a < L::kVtAtoms; ++a)
+            tma_load_3d(skv + rv.stage * L::kStageBytes + L::kKBytes + a * kVtKeys * kD, &map_v, full_v + 8 * rv.stage,
+                        j * kBN + a * kVtKeys, 0, head);
           rv.advance();
         }
       }
@@ -352,8 +366,8 @@ __global__ void __launch_bounds__(Layout<kD, C, kVtInKernel>::kThreads, 1)
     const std::uint32_t sv = skv + stage * L::kStageBytes + L::kKBytes;
     wgmma_fence();
 #pragma unroll
-    for (int kj = 0; kj < kBN / 32; ++kj)  // Vt: d rows of 128 bytes; a k32 step is 32 of them
-      wgmma_rs_kk_e4m3<kD>(oacc, pa[kj], smem_desc_at(sv + kj * 32, 16, 1024), 1);
+    for (int kj = 0; kj < kBN / 32; ++kj)  // Vt atoms: d rows of 128 bytes; a k32 step is 32 of them
+      wgmma_rs_kk_e4m3<kD>(oacc, pa[kj], smem_desc_at(sv + (kj / 4) * kVtKeys * kD + (kj % 4) * 32, 16, 1024), 1);
     wgmma_commit();
   };
   // Online softmax in the log2 domain; P = 2^(x·sl - m·sl + 8) (header: P's range).
@@ -404,10 +418,10 @@ __global__ void __launch_bounds__(Layout<kD, C, kVtInKernel>::kThreads, 1)
   }
 }
 
-template <int kD, int C, bool kVtInKernel>
+template <int kD, int C, bool kVtInKernel, int kBN = kVtKeys>
 cudaError_t launch_config(const FlashFp8Args& a, cudaStream_t stream) {
-  using L = Layout<kD, C, kVtInKernel>;
-  static const cudaError_t attr = cudaFuncSetAttribute(flash_fp8_kernel<kD, C, kVtInKernel>,
+  using L = Layout<kD, C, kVtInKernel, kBN>;
+  static const cudaError_t attr = cudaFuncSetAttribute(flash_fp8_kernel<kD, C, kVtInKernel, kBN>,
                                                        cudaFuncAttributeMaxDynamicSharedMemorySize, L::kSmemBytes);
   if (attr != cudaSuccess) return attr;
   int device = 0;
@@ -423,15 +437,15 @@ cudaError_t launch_config(const FlashFp8Args& a, cudaStream_t stream) {
   if constexpr (kVtInKernel) {
     err = hopper::tensor_map_3d(map_v, device, MapElem::u8, a.v, kD, a.s, a.heads, L::kRowBytes, kBN);
   } else {
-    const int s_pad = (a.s + kBN - 1) / kBN * kBN;
-    transpose_v<kD><<<dim3(s_pad / kBN, a.heads), 256, 0, stream>>>(
+    const int s_pad = (a.s + kVtKeys - 1) / kVtKeys * kVtKeys;
+    transpose_v<kD><<<dim3(s_pad / kVtKeys, a.heads), 256, 0, stream>>>(
         static_cast<const std::uint8_t*>(a.v), static_cast<std::uint8_t*>(a.workspace), a.s, s_pad);
     if ((err = cudaGetLastError()) != cudaSuccess) return err;
-    err = hopper::tensor_map_3d(map_v, device, MapElem::u8, a.workspace, s_pad, kD, a.heads, kBN, kD);
+    err = hopper::tensor_map_3d(map_v, device, MapElem::u8, a.workspace, s_pad, kD, a.heads, kVtKeys, kD);
   }
   if (err != cudaSuccess) return err;
   const dim3 grid((a.s + L::kQRows - 1) / L::kQRows, a.heads);
-  flash_fp8_kernel<kD, C, kVtInKernel><<<grid, L::kThreads, L::kSmemBytes, stream>>>(
+  flash_fp8_kernel<kD, C, kVtInKernel, kBN><<<grid, L::kThreads, L::kSmemBytes, stream>>>(
       map_q, map_k, map_v, static_cast<__nv_bfloat16*>(a.o), a.q_descale, a.k_descale, a.v_descale,
       a.per_head_scales ? 1 : 0, a.s, a.causal ? 1 : 0, a.scale * 1.4426950408889634f);
   return cudaGetLastError();
@@ -446,7 +460,8 @@ cudaError_t launch_d(const FlashFp8Args& a, int consumers, cudaStream_t stream) 
 
 cudaError_t launch_flash_attention_fp8(const FlashFp8Args& a, const FlashFp8Config& c, cudaStream_t stream) {
   if (!flash_fp8_unsupported(a.heads, a.s, a.d).empty() || (c.consumers != 1 && c.consumers != 2) ||
-      (c.vt_in_kernel && a.d == 256) || (!c.vt_in_kernel && a.workspace == nullptr))
+      (c.vt_in_kernel && a.d == 256) || (!c.vt_in_kernel && a.workspace == nullptr) ||
+      (c.block_keys != 128 && (c.block_keys != 224 || a.d != 128 || c.consumers != 2 || c.vt_in_kernel)))
     return cudaErrorInvalidValue;
   for (const void* p : {a.q, a.k, a.v, static_cast<const void*>(a.o), static_cast<const void*>(a.workspace)})
     if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) return cudaErrorInvalidValue;
@@ -457,6 +472,7 @@ cudaError_t launch_flash_attention_fp8(const FlashFp8Args& a, const FlashFp8Conf
   if (!hopper::device_facts(device).hopper) return cudaErrorInvalidValue;
   if (a.d == 256) return launch_d<256, false>(a, c.consumers, stream);
   if (c.vt_in_kernel) return a.d == 64 ? launch_d<64, true>(a, c.consumers, stream) : launch_d<128, true>(a, c.consumers, stream);
+  if (c.block_keys == 224) return launch_config<128, 2, false, 224>(a, stream);
   return a.d == 64 ? launch_d<64, false>(a, c.consumers, stream) : launch_d<128, false>(a, c.consumers, stream);
 }
 
