@@ -60,12 +60,14 @@ Program eliminate_common_subexpressions(const Program& p, const std::vector<cons
     for (int j = 0; j < n.n_inputs; ++j) n.inputs[static_cast<std::size_t>(j)] = map[n.inputs[static_cast<std::size_t>(j)]];
     auto& bucket = seen[node_hash(n)];
     NodeId found = kNoNode;
+    // A distinct (caller-bound) constant neither merges nor is merged into: its values are bound
+    // at run time, so an equal literal recorded after it must keep its own node too.
     const bool keep = n.data && std::find(distinct.begin(), distinct.end(), n.data.get()) != distinct.end();
     for (NodeId c : bucket)
       if (!keep && same_computation(out.graph.node(c), n)) found = c;
     if (found == kNoNode) {
       found = out.graph.add(n);
-      bucket.push_back(found);
+      if (!keep) bucket.push_back(found);
     }
     map[i] = found;
   }

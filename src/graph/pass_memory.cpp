@@ -1,7 +1,11 @@
 // The memory plan. Steps are node ids (a fused group runs at its output's step). At each step
 // the node's buffer is taken first and the buffers whose last reader is this step freed after,
 // so a kernel never writes over its own inputs. A free buffer is reused when it is large enough
-// (the smallest such); otherwise a new one is added. Outputs live to the end.
+// and at most kMaxReuseWaste times the value (the smallest such): a small value holding a large
+// buffer to its end would make the next large value take a new one. Otherwise a new one is added.
+// Outputs live to the end. Constants are not in the arena: the executor uploads them to memory of
+// their own or reads the caller's (external inputs), so they take no buffer here; an empty value
+// takes a buffer of 0 bytes (a valid address, nothing held).
 #include <algorithm>
 
 #include "graph/memory_plan.hpp"
@@ -11,6 +15,8 @@ namespace assay::graph {
 namespace {
 
 std::int64_t aligned(std::int64_t b) { return (b + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment; }
+
+constexpr std::int64_t kMaxReuseWaste = 2;
 
 }  // namespace
 
@@ -49,14 +55,16 @@ MemoryPlan plan_memory(const Program& p, const FusionPlan* fusion) {
   std::int64_t live = 0;
   for (NodeId i = 0; i < n; ++i) {
     Slot& s = plan.slots[i];
-    if (s.base == i && !internal(i)) {
+    if (s.base == i && !internal(i) && g.node(i).op != OpKind::constant) {
       plan.naive_bytes += aligned(s.bytes);
       const std::int64_t need = aligned(s.bytes);
       auto best = free_buffers.end();
-      for (auto it = free_buffers.begin(); it != free_buffers.end(); ++it)
-        if (plan.buffer_bytes[static_cast<std::size_t>(*it)] >= need &&
-            (best == free_buffers.end() || plan.buffer_bytes[static_cast<std::size_t>(*it)] < plan.buffer_bytes[static_cast<std::size_t>(*best)]))
+      for (auto it = free_buffers.begin(); it != free_buffers.end(); ++it) {
+        const std::int64_t have = plan.buffer_bytes[static_cast<std::size_t>(*it)];
+        if (need > 0 && have >= need && have <= kMaxReuseWaste * need &&
+            (best == free_buffers.end() || have < plan.buffer_bytes[static_cast<std::size_t>(*best)]))
           best = it;
+      }
       if (best != free_buffers.end()) {
         s.buffer = *best;
         free_buffers.erase(best);

@@ -689,19 +689,31 @@ struct GpuExecutor::Impl {
     plan_prefetches(p);
   }
 
+  // Equal bit for bit (-0.0 is not 0.0 here, and a NaN equals itself).
+  static bool same_bits(const std::vector<float>* a, const std::vector<float>* b) {
+    return a && b && a->size() == b->size() && std::memcmp(a->data(), b->data(), a->size() * sizeof(float)) == 0;
+  }
+
   // Constants whose values the plan does not hold yet. The device is idle before (a run in
   // flight may read the old values) and after (the caller's streams do not wait for this copy).
+  // Compared by value, not only by pointer: constant folding makes new data at every pipeline
+  // run, and equal values need neither the copy nor the two synchronisations.
   void upload_constants(GpuPlan& p, const Program& prog) {
     const Graph& g = prog.graph;
     bool synced = false;
     for (NodeId i = 0; i < g.size(); ++i) {
       const Node& n = g.node(i);
-      if (n.op != OpKind::constant || !p.own[i] || p.uploaded[i] == n.data) continue;
+      if (n.op != OpKind::constant || !p.own[i]) continue;
+      if (p.uploaded[i] == n.data || same_bits(p.uploaded[i].get(), n.data.get())) {
+        p.uploaded[i] = n.data;
+        continue;
+      }
       if (!synced) ASSAY_CUDA(cudaDeviceSynchronize());
       synced = true;
       const auto bytes = to_bytes(n.dtype, *n.data);
       ASSAY_CUDA(cudaMemcpy(p.own[i], bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
       p.uploaded[i] = n.data;
+      ++stats.constant_uploads;
     }
     if (synced) ASSAY_CUDA(cudaDeviceSynchronize());
   }
@@ -861,6 +873,15 @@ void GpuExecutor::enqueue(GpuPlan& plan, cudaStream_t stream, const std::vector<
                         std::to_string(plan.external_node.size()) + " external constants");
   if (!outputs.empty() && outputs.size() != plan.out_index.size())
     throw InternalError("gpu executor: output pointers do not match the program's outputs");
+  // The plan (vectorised generated kernels, GEMM plans built at its arena's alignment) assumes
+  // every base at the arena's alignment, which cudaMalloc gives; an offset pointer would break it.
+  for (std::size_t k = 0; k < inputs.size() + outputs.size(); ++k) {
+    const void* ptr = k < inputs.size() ? inputs[k] : outputs[k - inputs.size()];
+    if (reinterpret_cast<std::uintptr_t>(ptr) % kBufferAlignment != 0)
+      throw InputError("gpu executor: " + std::string(k < inputs.size() ? "input " : "output ") +
+                       std::to_string(k < inputs.size() ? k : k - inputs.size()) + " is not " +
+                       std::to_string(kBufferAlignment) + "-byte aligned");
+  }
   ++impl_->stats.runs;
   // The plan's buffers with the caller's bound in: needed only to record or run the steps, not
   // to replay (the timed path), which looks the graph up by the bound pointers alone.

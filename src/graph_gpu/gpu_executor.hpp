@@ -29,6 +29,7 @@ struct GpuStats {
   std::int64_t generated_launches = 0, fixed_launches = 0;  // generated kernels; fills, copies, softmax
   std::int64_t assay_gemm = 0, assay_attention = 0, cublas = 0, cublaslt = 0;
   std::int64_t l2_prefetch_bytes = 0;  // issued by generated kernels for the step after them
+  std::int64_t constant_uploads = 0;   // constants copied to the device (new or changed values)
   // (The launch and prefetch counts grow when the steps are run or captured; a CUDA-graph replay
   // repeats them uncounted.)
 };

@@ -73,6 +73,13 @@ TEST(GraphLayout, AnExpandOwnsItsBufferAndInputsBoundByACallerStayDistinct) {
   EXPECT_EQ(count_op(eliminate_common_subexpressions(q).graph, OpKind::constant), 1u);
   const std::vector<const void*> distinct = {h.node(a.id).data.get(), h.node(b.id).data.get()};
   EXPECT_EQ(count_op(eliminate_common_subexpressions(q, distinct).graph, OpKind::constant), 2u);
+  // Nor is a literal recorded after a caller-bound input merged into it: the bound values replace
+  // the input's at run time, and the literal's must stay.
+  const std::vector<const void*> first_only = {h.node(a.id).data.get()};
+  const Program merged = eliminate_common_subexpressions(q, first_only);
+  EXPECT_EQ(count_op(merged.graph, OpKind::constant), 2u);
+  const Node& sum_node = merged.graph.node(merged.outputs[0]);
+  EXPECT_NE(sum_node.inputs[0], sum_node.inputs[1]);
 }
 
 // The L2 prefetch's slab (docs/lazy.md, "L2 prefetch across steps"): the leading part of the

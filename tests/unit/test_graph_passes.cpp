@@ -180,6 +180,28 @@ TEST(GraphPasses, MemoryPlanReusesAndNeverOverlapsLiveBuffers) {
   expect_no_live_overlap(p, mf);
 }
 
+// Constants live outside the arena (the executor uploads them, or reads the caller's), an empty
+// value holds no bytes, and a small value does not take a freed buffer over twice its size (it
+// would hold it to its end and push the next large value into a new one).
+TEST(GraphPasses, MemoryPlanLeavesConstantsOutAndFitsBuffers) {
+  Graph g;
+  auto w = randn(g, {1024, 1024}, 1);                 // 4 MiB, freed after its matmul
+  auto x = matmul(randn(g, {8, 1024}, 2), w);          // 32 KiB
+  auto c = from_host(g, {8, 1024}, std::vector<float>(8 * 1024, 0.5f));
+  auto small = relu(add(x, c));                        // 32 KiB: must not take w's 4 MiB
+  auto big = randn(g, {1024, 1024}, 3);                // 4 MiB: takes w's buffer
+  auto y = matmul(small, big);
+  auto empty = relu(slice(x, 0, 0, 0));                // [0, 1024]
+  const Program p{g, {y.id, empty.id}};
+  const MemoryPlan m = plan_memory(p);
+  EXPECT_EQ(m.slots[c.id].buffer, -1);
+  EXPECT_EQ(m.slots[big.id].buffer, m.slots[w.id].buffer);
+  EXPECT_NE(m.slots[small.id].buffer, m.slots[w.id].buffer);
+  EXPECT_EQ(m.buffer_bytes[static_cast<std::size_t>(m.slots[empty.id].buffer)], 0);
+  EXPECT_EQ(m.planned_bytes, m.peak_live_bytes);
+  expect_no_live_overlap(p, m);
+}
+
 TEST(GraphPasses, PipelineOnExamplesKeepsResults) {
   for (const std::string& name : example_names()) {
     ExampleSize s;
