@@ -2,7 +2,6 @@
 // bench, with this machine measuring (runner/tune_run.hpp); a report in JSON and Markdown.
 #include <iostream>
 
-#include "backends/backend.hpp"
 #include "cli/commands.hpp"
 #include "cli/device_flag.hpp"
 #include "core/error.hpp"
@@ -11,6 +10,38 @@
 
 namespace assay::cli {
 
+namespace {
+
+// What the tune's outcome means for the exit status (docs/reliability.md): interrupted 128 +
+// the signal; the baseline cannot run here, or no variant can, 2; the baseline failed its check,
+// or every variant failed or skipped its check with one failing, 1; the baseline could not be
+// timed, 4; else 0. `why` is the line for stderr.
+int tune_exit_status(const runner::TuneRunOutcome& out, std::string* why) {
+  if (out.interrupted_by) {
+    *why = "interrupted: the report holds what the search finished";
+    return 128 + out.interrupted_by;
+  }
+  if (const auto f = out.result.baseline_fault; f != tune::BaselineFault::none) {
+    *why = "the baseline " + out.baseline + " " + runner::baseline_fault_words(f) + " (" + out.result.baseline_failure + ")";
+    return static_cast<int>(f == tune::BaselineFault::skipped        ? ExitCode::skipped
+                            : f == tune::BaselineFault::check_failed ? ExitCode::check_failed
+                                                                     : ExitCode::internal);
+  }
+  bool none_checked = true, one_failed = false;
+  for (const auto& v : out.result.variants) {
+    none_checked = none_checked && !v.check_failure.empty();
+    one_failed = one_failed || v.dropped.rfind("failed its check", 0) == 0;
+  }
+  if (!none_checked) return 0;
+  if (one_failed) {
+    *why = "every variant failed its check (or cannot run here): nothing to compare";
+    return static_cast<int>(ExitCode::check_failed);
+  }
+  *why = "skipped: no variant can run here (" + out.result.variants.front().check_failure + ")";
+  return static_cast<int>(ExitCode::skipped);
+}
+
+}  // namespace
 
 Action add_tune_command(CLI::App& app) {
   struct TuneFlags {
@@ -18,6 +49,7 @@ Action add_tune_command(CLI::App& app) {
     std::vector<std::string> variants;
     std::string variants_of, filter;
     CLI::Option* filter_opt = nullptr;
+    CLI::Option* variants_of_opt = nullptr;
   };
   auto f = std::make_shared<TuneFlags>();
   f->t.run.out_dir = "assay-results";
@@ -26,7 +58,9 @@ Action add_tune_command(CLI::App& app) {
   app.add_option("--baseline", f->t.baseline, "the backend the variants must beat (default: the bench's baseline)");
   app.add_option("--variant", f->variants,
                  "NAME=BACKEND[,VAR=value...]: a variant (repeatable; default: the bench's [bench.tune] variants)");
-  app.add_option("--variants-of", f->variants_of, "every pinned configuration of this backend (BACKEND@...) that implements the bench's workload is a variant");
+  f->variants_of_opt = app.add_option("--variants-of", f->variants_of,
+                                      "this backend and every pinned configuration of it (BACKEND@...) that implements the "
+                                      "bench's workload are variants (less the baseline)");
   f->filter_opt = app.add_option("--filter", f->filter, "only the shapes whose case id matches this regex");
   app.add_option("--device", f->t.run.device, "CUDA device index, or 'cpu'")->capture_default_str();
   app.add_option("--out", f->t.run.out_dir, "folder for the tune report (JSON and Markdown)")->capture_default_str();
@@ -39,27 +73,15 @@ Action add_tune_command(CLI::App& app) {
     if (!f->filter.empty()) f->t.run.filter = f->filter;
     check_device_flag(f->t.run.device);
     for (const auto& v : f->variants) f->t.variants.push_back(runner::parse_tune_variant(v));
-    if (!f->variants_of.empty()) {
-      for (const Backend* b : all_backends())
-        if (b->name().rfind(f->variants_of + "@", 0) == 0) f->t.variants.push_back({b->name(), b->name(), {}, true});
-      if (f->t.variants.empty()) throw InputError("--variants-of '" + f->variants_of + "': no backend named " + f->variants_of + "@...");
-      // The backend itself (its own heuristic's choice per shape) races its pinned configurations,
-      // so that the report says whether the heuristic's choice is in the elite.
-      if (find_backend(f->variants_of) && f->variants_of != f->t.baseline)
-        f->t.variants.push_back({f->variants_of, f->variants_of, {}, true});
-    }
+    if (f->variants_of_opt->count()) f->t.variants_of = f->variants_of;
     install_interrupt_handlers();
     const auto out = runner::run_tune(f->t, [](const std::string& line) { std::cerr << line << "\n"; });
     std::cout << runner::tune_report_markdown(out) << "\nwrote " << out.json_path << " and " << out.markdown_path
               << (out.tuning_path.empty() ? "" : " and " + out.tuning_path) << "\n";
-    // Nothing could run here (as `assay run` with every case skipped): exit 2, not a result.
-    bool all_skipped = !out.result.variants.empty();
-    for (const auto& v : out.result.variants) all_skipped = all_skipped && v.dropped.rfind("not run here", 0) == 0;
-    if (all_skipped) {
-      std::cerr << "skipped: no variant can run here (" << out.result.variants.front().check_failure << ")\n";
-      return static_cast<int>(ExitCode::skipped);
-    }
-    return 0;
+    std::string why;
+    const int status = tune_exit_status(out, &why);
+    if (!why.empty()) std::cerr << why << "\n";
+    return status;
   };
 }
 

@@ -108,6 +108,14 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
     out.doc.run.environment["profiler.metric_table"] = opt.profile->metrics->name;
   }
   if (opt.tuning) {
+    // A table that can re-route no case here is a mistake (another suite's table, or a filter that
+    // left its cases out), not a run of the heuristics under a misleading `tuning` entry.
+    const bool applies = std::any_of(planned.begin(), planned.end(), [&](const PlannedCase& pc) {
+      return pc.backend == opt.tuning->applies_to && pc.bench->workload == opt.tuning->workload;
+    });
+    if (!applies)
+      throw InputError("--tuning " + opt.tuning_path + ": it re-routes cases of backend '" + opt.tuning->applies_to +
+                       "' on workload '" + opt.tuning->workload + "', and this run has none");
     out.doc.run.environment["tuning"] = opt.tuning_path;
     for (const auto& e : opt.tuning->entries)
       if (!e.env.empty() && !opt.isolate)

@@ -6,6 +6,7 @@
 // measured session is a fresh worker process, as in `assay run`; a session's budget is the suite's
 // criterion scaled by the search's share (successive halving measures short first).
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,10 @@ struct TuneRunOptions {
   RunOptions run;        // the suite, --filter, --device, --out, --seed, --mode
   std::string bench;     // "" when the suite has one bench
   std::string baseline;  // "" for the bench's baseline backend
-  std::vector<TuneVariant> variants;  // empty: the bench's [bench.tune] variants
+  std::vector<TuneVariant> variants;  // empty, with no variants_of: the bench's [bench.tune] variants
+  // --variants-of: this backend and its pinned configurations (BACKEND@...) that implement the
+  // bench, less the baseline; expanded once the bench's baseline is known.
+  std::optional<std::string> variants_of;
   tune::TuneOptions search;
 };
 
@@ -43,20 +47,28 @@ struct TuneRunOutcome {
   std::vector<std::string> shapes;   // the baseline's case ids
   std::vector<std::pair<std::string, Params>> shape_points;  // their dtype and parameters
   std::vector<TuneVariant> variants;
+  // The backend the variants are configurations of (--variants-of, else their one backend
+  // family; "" when they have none): a variant that runs it plainly is its own heuristic.
+  std::string family;
   tune::TuneOutcome result;
+  int interrupted_by = 0;  // the signal that stopped the search part-way, 0 when none did
   std::string json_path, markdown_path;
   std::string tuning_path;  // the tuning table written beside the report ("" when none: tuning_note says why)
   std::string tuning_note;
 };
 
 // Throws InputError (exit 3) for an unknown bench or backend, a variant whose backend cannot run
-// the bench's workload and dtype, or no shape; Error (exit 4) when a checked variant cannot be
-// measured (its worker crashed or timed out while timing).
+// the bench's workload and dtype, no shape, or an --out that cannot be written, all before the
+// first check. The report is reserved before the first check and written at the end, also when
+// the baseline failed (result.baseline_fault) or a signal stopped the search (interrupted_by).
 TuneRunOutcome run_tune(const TuneRunOptions& options, const std::function<void(const std::string&)>& progress);
 
 // Whether `v` passed every check and was measured at the search's largest budget on every
 // shape: a variant successive halving eliminated early has only short sessions, not comparable.
 bool measured_to_the_end(const TuneRunOutcome& t, const tune::VariantOutcome& v);
+
+// "cannot run here", "failed its check", "could not be timed" (the report's and the CLI's words).
+std::string baseline_fault_words(tune::BaselineFault f);
 
 // The tune report: JSON (schema "assay.tune", version 1) and Markdown.
 std::string tune_report_json(const TuneRunOutcome& t);

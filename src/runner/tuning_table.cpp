@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <regex>
 
 #include "backends/backend.hpp"
 #include "core/atomic_file.hpp"
+#include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "runner/tune_run.hpp"
 #include "runner/worker.hpp"
@@ -40,17 +42,12 @@ const TuningEntry* TuningTable::find(const std::string& b, const std::string& w,
   return nullptr;
 }
 
-namespace {
-
-// "assay@wgmma_128x256" -> "assay"; a backend without '@' is its own family.
-std::string family(const std::string& backend) { return backend.substr(0, backend.find('@')); }
-
-}  // namespace
+std::string backend_family(const std::string& backend) { return backend.substr(0, backend.find('@')); }
 
 std::optional<TuningTable> make_tuning_table(const TuneRunOutcome& t, std::string* why) {
   std::string fam;
   for (const auto& v : t.variants) {
-    const std::string f = family(v.backend);
+    const std::string f = backend_family(v.backend);
     if (!fam.empty() && f != fam) {
       *why = "the variants run different backends (" + fam + ", " + f + "): no one backend's cases to re-route";
       return std::nullopt;
@@ -74,36 +71,36 @@ std::optional<TuningTable> make_tuning_table(const TuneRunOutcome& t, std::strin
     if (!members.count(c)) classes.push_back(c);
     members[c].push_back(i);
   }
-  for (const auto& c : classes) {
-    const TuneVariant* best = nullptr;
-    double best_geo = 0;
-    for (const auto& v : t.result.variants) {
-      if (!measured_to_the_end(t, v)) continue;
-      double log_sum = 0;
-      for (std::size_t i : members[c]) log_sum += std::log(v.speedup[i]);
-      const double geo = std::exp(log_sum / static_cast<double>(members[c].size()));
-      if (geo > best_geo)
-        for (const auto& tv : t.variants)
-          if (tv.name == v.name) {
-            best = &tv;
-            best_geo = geo;
-          }
+  // The promotion's variant and its paired verdict per shape: the only speedups confirmed.
+  const auto& p = t.result.promotion;
+  const TuneVariant* chosen = nullptr;
+  for (const auto& tv : t.variants)
+    if (p && tv.name == p->variant && p->per_shape.size() == t.shapes.size()) chosen = &tv;
+  const tune::VariantOutcome* measured = nullptr;
+  for (const auto& v : t.result.variants)
+    if (chosen && v.name == chosen->name && v.speedup.size() == t.shapes.size()) measured = &v;
+  for (const auto& c : measured ? classes : std::vector<std::string>{}) {
+    std::size_t faster = 0;
+    double log_sum = 0;
+    for (std::size_t i : members[c]) {
+      faster += p->per_shape[i] == stats::Verdict::faster;
+      log_sum += std::log(measured->speedup[i]);
     }
-    if (!best || (baseline_is_default && best_geo <= 1)) continue;
+    const bool all_faster = faster == members[c].size();
+    // Tuned against the backend itself, a class with no shape FASTER keeps the default.
+    if (!(all_faster || (p->promoted && (!baseline_is_default || faster > 0)))) continue;
     TuningEntry e;
     e.shape_class = c;
-    e.variant = best->name;
-    e.backend = best->backend;
-    e.env = best->env;
-    e.speedup = best_geo;
+    e.variant = chosen->name;
+    e.backend = chosen->backend;
+    e.env = chosen->env;
+    e.speedup = std::exp(log_sum / static_cast<double>(members[c].size()));
     for (std::size_t i : members[c]) e.shapes.push_back(t.shapes[i]);
     table.entries.push_back(std::move(e));
   }
   if (table.entries.empty()) {
-    bool any_measured = false;
-    for (const auto& v : t.result.variants) any_measured = any_measured || (v.check_failure.empty() && v.budget > 0);
-    *why = any_measured && baseline_is_default ? "no variant beat the default (" + fam + ") in any shape class"
-                                               : "no variant passed its checks and was measured to the end";
+    *why = !p ? "no variant passed the drop rules into the elite"
+              : "the promotion of " + p->variant + " found it FASTER on no whole class (" + p->why + ")";
     return std::nullopt;
   }
   return table;
@@ -140,14 +137,25 @@ TuningTable load_tuning_table(const std::string& path) {
   t.suite = str(j, "suite", "$.");
   t.bench = str(j, "bench", "$.");
   t.workload = str(j, "workload", "$.");
+  if (!find_workload(t.workload))
+    throw InputError(path + ": field '$.workload' is '" + t.workload + "', which no workload here is (assay list)");
   t.baseline = str(j, "baseline", "$.");
   t.applies_to = str(j, "applies_to", "$.");
   if (!j.contains("entries") || !j["entries"].is_array()) throw InputError(path + ": field '$.entries' must be an array");
+  // A class as shape_class() writes it: a dtype, then name=0/1 or name~2^e, comma-separated.
+  static const std::regex class_syntax(R"(([A-Za-z0-9_]+)/([A-Za-z_][A-Za-z0-9_]*(=-?[0-9]+|~2\^[0-9]+)(,|$))*)");
   for (std::size_t i = 0; i < j["entries"].size(); ++i) {
     const auto& o = j["entries"][i];
     const std::string at = "$.entries[" + std::to_string(i) + "].";
     TuningEntry e;
     e.shape_class = str(o, "class", at);
+    std::smatch m;
+    if (!std::regex_match(e.shape_class, m, class_syntax) || !parse_dtype(m[1].str()) || e.shape_class.ends_with(","))
+      throw InputError(path + ": field '" + at + "class' is '" + e.shape_class +
+                       "', not a shape class (e.g. f16/k~2^12,m~2^12,n~2^12)");
+    for (const auto& prior : t.entries)
+      if (prior.shape_class == e.shape_class)
+        throw InputError(path + ": field '" + at + "class' '" + e.shape_class + "' has an entry already");
     e.variant = str(o, "variant", at);
     e.backend = str(o, "backend", at);
     if (!o.contains("env") || !o["env"].is_array()) throw InputError(path + ": field '" + at + "env' must be an array");
@@ -158,7 +166,9 @@ TuningTable load_tuning_table(const std::string& path) {
     }
     if (!o.contains("speedup") || !o["speedup"].is_number()) throw InputError(path + ": field '" + at + "speedup' must be a number");
     e.speedup = o["speedup"].get<double>();
-    if (family(e.backend) != t.applies_to)
+    if (!std::isfinite(e.speedup) || e.speedup <= 0)
+      throw InputError(path + ": field '" + at + "speedup' must be a positive number");
+    if (backend_family(e.backend) != t.applies_to)
       throw InputError(path + ": field '" + at + "backend' is '" + e.backend + "', not a backend of '" + t.applies_to + "'");
     if (!find_backend(e.backend))
       throw InputError(path + ": field '" + at + "backend' is '" + e.backend + "', which no backend here is (assay list)");

@@ -17,6 +17,9 @@ struct TuneRunOutcome;  // runner/tune_run.hpp
 // "f16/k~2^12,m~2^12,n~2^12" (a parameter v >= 2 in [2^e, 2^(e+1)) is "~2^e"; 0 and 1 exactly).
 std::string shape_class(const std::string& dtype, const Params& params);
 
+// "assay@wgmma_128x256" -> "assay"; a backend without '@' is its own family.
+std::string backend_family(const std::string& backend);
+
 struct TuningEntry {
   std::string shape_class;
   std::string variant;             // the tune variant's name
@@ -35,13 +38,16 @@ struct TuningTable {
                           const Params& params) const;
 };
 
-// From a tune run: per class, the variant with the best geometric-mean speedup over the class's
-// shapes among those that passed every check and were measured to the search's largest budget.
-// nullopt with `why` when the variants belong to no one backend (the table could not be applied).
+// From a tune run: only the variant of the promotion (the best of the elite, past the drop rules)
+// gets entries, since only its speedup was confirmed by paired sessions: where it was promoted,
+// every class (tuned against the backend itself: every class with a shape FASTER), else only the
+// classes whose every shape the promotion found FASTER. nullopt with `why` when no class has an
+// entry or the variants belong to no one backend (the table could not be applied).
 std::optional<TuningTable> make_tuning_table(const TuneRunOutcome& t, std::string* why);
 
 std::string tuning_table_json(const TuningTable& t);
-// Throws InputError naming the file and the field.
+// Throws InputError naming the file and the field: a workload or backend unknown here, a class
+// that is no shape_class() (or one given twice), a speedup that is not a positive number.
 TuningTable load_tuning_table(const std::string& path);
 
 }  // namespace assay::runner

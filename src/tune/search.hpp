@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,20 @@
 
 namespace assay::tune {
 
+// Thrown by measure() when a session could not be timed (the adapter returned no samples, the
+// worker crashed while timing): that variant is out with the reason, the search goes on.
+struct NotTimed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Thrown by either call when the search must stop (Ctrl-C): the outcome keeps what was finished.
+struct Interrupted {};
+
 class Evaluator {
  public:
   virtual ~Evaluator() = default;
-  // "" when the variant's output passes the check on shape `shape`, else why not.
+  // "" when the variant's output passes the check on shape `shape`, else why not; a reason that
+  // starts with "skipped" means it cannot run here (wrong GPU, library missing), no failure.
   virtual std::string check(const std::string& variant, std::size_t shape) = 0;
   // One session's samples (ns) of the variant on the shape, measured with `budget` in (0, 1] of
   // the suite's full measurement budget.
@@ -31,7 +42,7 @@ struct TuneOptions {
   double regression = 0.02;         // a shape regresses when its speedup is below 1 / (1 + regression)
   std::size_t max_regressions = 1;  // drop: regresses on more shapes than this (the playbook: 2 or more)
   std::size_t exhaustive_up_to = 8; // more checked variants than this: successive halving
-  double first_budget = 0.25;       // successive halving's first measurement budget
+  double first_budget = 0.25;       // successive halving's first budget, lower when it needs more rounds
   std::size_t promote_sessions = 3; // per side and shape, for the promotion's comparison
   stats::Thresholds thresholds;
 };
@@ -53,15 +64,22 @@ struct Promotion {
   std::string why;
 };
 
+// Why nothing could be compared: the baseline is checked on every shape before any variant.
+enum class BaselineFault { none, skipped, check_failed, not_timed };
+
 struct TuneOutcome {
   std::string baseline;
+  BaselineFault baseline_fault = BaselineFault::none;
+  std::string baseline_failure;          // "shape N: why" when baseline_fault is not none
+  bool interrupted = false;              // stopped part-way: what is here was finished
   std::vector<VariantOutcome> variants;  // in the order given
   std::vector<std::string> elite;        // best first
   std::optional<Promotion> promotion;    // of the best of the elite, when there is one
   double budget_spent = 0;               // sum of the budgets of every measure() call
 };
 
-// Throws std::invalid_argument for no shapes, no variants, or a baseline among the variants.
+// Throws std::invalid_argument for no shapes, no variants, or a baseline among the variants. A
+// baseline that fails (baseline_fault) or an Interrupted from the evaluator ends the search early.
 TuneOutcome search_variants(const std::vector<std::string>& variants, const std::string& baseline, std::size_t shapes,
                  Evaluator& evaluator, const TuneOptions& options);
 

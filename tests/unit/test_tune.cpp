@@ -62,23 +62,32 @@ class FakeMachine : public Evaluator {
     std::vector<double> speed;  // per shape, against the baseline (1 = as fast)
     double noise = 0.01;
     int fails_on = -1;
+    bool untimed = false;  // passes its check, but its sessions return no samples
   };
   FakeMachine(std::vector<double> base, std::uint64_t seed) : base_(std::move(base)), src_(seed) {}
   void add(const std::string& name, Variant v) { variants_[name] = std::move(v); }
   std::string check(const std::string& name, std::size_t shape) override {
     ++checks[name];
     const auto it = variants_.find(name);
-    return it != variants_.end() && it->second.fails_on == static_cast<int>(shape) ? "fails=12/4096" : "";
+    if (it == variants_.end()) return baseline_check;
+    return it->second.fails_on == static_cast<int>(shape) ? "fails=12/4096" : "";
   }
   std::vector<double> measure(const std::string& name, std::size_t shape, double budget) override {
+    if (measures_left-- == 0) throw Interrupted{};
     ++measures[name];
+    budgets[name].push_back(budget);
     const auto it = variants_.find(name);
+    if (it == variants_.end() ? baseline_untimed : it->second.untimed) throw NotTimed("error: no samples");
     const double speed = it == variants_.end() ? 1.0 : it->second.speed[shape];
     const double noise = it == variants_.end() ? 0.01 : it->second.noise;
     const auto n = static_cast<std::size_t>(std::max(5.0, 40 * budget));
     return src_.lognormal(n, base_[shape] / speed, noise);
   }
   std::map<std::string, int> checks, measures;
+  std::map<std::string, std::vector<double>> budgets;
+  std::string baseline_check;     // what checking the baseline says
+  bool baseline_untimed = false;
+  long measures_left = -1;        // Ctrl-C after this many sessions (-1: never)
 
  private:
   std::vector<double> base_;
@@ -147,4 +156,89 @@ TEST(TuneSearch, SuccessiveHalvingFindsTheBestForLessThanExhaustive) {
   EXPECT_EQ(halved, 16u);  // 24 -> 12 at budget 0.25 -> 8 at 0.5, then the full budget
   EXPECT_THROW(search_variants({}, "base", 3, m, {}), std::invalid_argument);
   EXPECT_THROW(search_variants({"base"}, "base", 3, m, {}), std::invalid_argument);
+}
+
+// With more than 32 variants, two halvings leave more than 8: halving goes on, at budgets below
+// the quarter, until 8 are left for the full budget (successive halving, as docs/tune.md says).
+TEST(TuneSearch, SuccessiveHalvingGoesOnUntilEightAreLeft) {
+  FakeMachine m({10e3, 40e3}, 17);
+  std::vector<std::string> names;
+  for (int i = 0; i < 40; ++i) {
+    const double s = 0.9 + 0.01 * i;
+    names.push_back("v" + std::to_string(i));
+    m.add(names.back(), {{s, s}});
+  }
+  TuneOptions o;
+  o.elite = 1;
+  const TuneOutcome t = search_variants(names, "base", 2, m, o);
+  std::size_t full = 0;
+  for (const auto& v : t.variants) full += v.budget == 1.0;
+  EXPECT_EQ(full, 8u);  // 40 -> 20 -> 10 -> 8
+  // Three rounds at 1/8, 1/4, 1/2, then the full budget and the promotion (3 sessions a shape).
+  EXPECT_EQ(m.budgets["v39"], (std::vector<double>{0.125, 0.125, 0.25, 0.25, 0.5, 0.5, 1, 1, 1, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(t.elite.front(), "v39");
+}
+
+// A variant that passes its check but cannot be timed is out with the reason, and the others
+// are compared; a baseline that cannot be timed ends the search, saying so.
+TEST(TuneSearch, AVariantThatCannotBeTimedIsDroppedAndTheSearchGoesOn) {
+  FakeMachine m({10e3, 20e3}, 19);
+  m.add("fast", {{1.2, 1.2}});
+  FakeMachine::Variant mute{{1.5, 1.5}};
+  mute.untimed = true;
+  m.add("mute", mute);
+  const TuneOutcome t = search_variants({"mute", "fast"}, "base", 2, m, {});
+  EXPECT_EQ(t.baseline_fault, BaselineFault::none);
+  EXPECT_EQ(outcome(t, "mute").dropped, "could not be timed (shape 0: error: no samples)");
+  EXPECT_EQ(outcome(t, "mute").budget, 0.0);
+  ASSERT_EQ(t.elite, std::vector<std::string>{"fast"});
+  ASSERT_TRUE(t.promotion);
+
+  FakeMachine b({10e3, 20e3}, 19);
+  b.add("fast", {{1.2, 1.2}});
+  b.baseline_untimed = true;
+  const TuneOutcome u = search_variants({"fast"}, "base", 2, b, {});
+  EXPECT_EQ(u.baseline_fault, BaselineFault::not_timed);
+  EXPECT_EQ(u.baseline_failure, "shape 0: error: no samples");
+  EXPECT_TRUE(u.elite.empty());
+}
+
+// The baseline is checked on every shape before any variant: one that fails or cannot run here
+// ends the search before a variant is checked or timed.
+TEST(TuneSearch, TheBaselineIsCheckedFirst) {
+  for (const auto& [says, fault] : {std::pair<std::string, BaselineFault>{"check-failed: fails=3/64", BaselineFault::check_failed},
+                                    {"skipped: no CUDA device", BaselineFault::skipped}}) {
+    FakeMachine m({10e3, 20e3}, 23);
+    m.add("fast", {{1.2, 1.2}});
+    m.baseline_check = says;
+    const TuneOutcome t = search_variants({"fast"}, "base", 2, m, {});
+    EXPECT_EQ(t.baseline_fault, fault) << says;
+    EXPECT_EQ(t.baseline_failure, "shape 0: " + says);
+    EXPECT_EQ(m.checks["fast"], 0);
+    EXPECT_EQ(m.measures.size(), 0u);
+    EXPECT_EQ(outcome(t, "fast").dropped, "the baseline failed: not compared");
+  }
+}
+
+// Ctrl-C part-way: the search stops at once and keeps the rounds it finished whole.
+TEST(TuneSearch, AnInterruptionKeepsWhatWasFinished) {
+  FakeMachine m({10e3, 20e3}, 29);
+  std::vector<std::string> names;
+  for (int i = 0; i < 12; ++i) {
+    names.push_back("v" + std::to_string(i));
+    m.add(names.back(), {{1.0 + 0.01 * i, 1.0 + 0.01 * i}});
+  }
+  // The first round (budget 1/4) is 2 shapes x (12 variants + the baseline twice) sessions; the
+  // signal comes during the full-budget round.
+  m.measures_left = 2 * 14 + 5;
+  const TuneOutcome t = search_variants(names, "base", 2, m, {});
+  EXPECT_TRUE(t.interrupted);
+  EXPECT_TRUE(t.elite.empty());
+  EXPECT_FALSE(t.promotion);
+  for (const auto& v : t.variants) {
+    EXPECT_EQ(v.budget, 0.25) << v.name;  // the last whole round
+    EXPECT_EQ(v.speedup.size(), 2u) << v.name;
+    EXPECT_FALSE(v.dropped.empty()) << v.name;
+  }
+  EXPECT_EQ(outcome(t, "v11").dropped, "the search was interrupted before its end");
 }
