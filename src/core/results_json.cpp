@@ -645,27 +645,53 @@ std::string case_to_json_text(const CaseRecord& c) {
   return case_json(c).dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-CaseRecord parse_case_json(const std::string& text, const std::string& origin) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError(origin + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
-  } catch (const json::exception& e) {
-    throw InputError(origin + ": not valid JSON (" + e.what() + ")");
-  }
-  return read_case(Reader(j, "$", origin));
-}
+namespace {
 
-ResultsDocument parse_results_json(const std::string& text, const std::string& origin) {
-  json j;
+// The text as JSON, refused (InputError naming `origin`) as soon as one array or object holds more
+// values than any field of a document may (twice a case's samples): a hostile file of ten million
+// samples is turned away after two million, not after building all of them (seconds of parsing
+// and a gigabyte of memory). Fields within the bound get their own message from the Reader.
+json parse_bounded(const std::string& text, const std::string& origin) {
+  constexpr std::size_t kMaxValues = 2 * kMaxSamplesPerCase;
+  std::vector<std::size_t> held;  // values so far in the open container at each depth
+  std::vector<std::string> key;   // the last key seen at each depth (names the field refused)
+  const json::parser_callback_t count = [&](int depth, json::parse_event_t event, json& parsed) {
+    const auto d = static_cast<std::size_t>(depth);
+    if (held.size() < d + 2) {
+      held.resize(d + 2);
+      key.resize(d + 2);
+    }
+    if (event == json::parse_event_t::key) {
+      key[d] = parsed.is_string() ? parsed.get<std::string>() : std::string();
+    } else if (event == json::parse_event_t::array_start || event == json::parse_event_t::object_start) {
+      held[d + 1] = 0;
+    } else if (event == json::parse_event_t::value || event == json::parse_event_t::array_end ||
+               event == json::parse_event_t::object_end) {
+      if (++held[d] > kMaxValues)
+        throw InputError(origin + ": field '" + (d > 0 ? key[d - 1] : std::string("$")) + "' holds more than " +
+                         std::to_string(kMaxValues) + " values (a case has at most " +
+                         std::to_string(kMaxSamplesPerCase) + " samples)");
+    }
+    return true;
+  };
   try {
-    j = json::parse(text);
+    return json::parse(text, count);
   } catch (const json::parse_error& e) {
     throw InputError(origin + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
   } catch (const json::exception& e) {  // a number out of range (1e999), ...
     throw InputError(origin + ": not valid JSON (" + e.what() + ")");
   }
+}
+
+}  // namespace
+
+CaseRecord parse_case_json(const std::string& text, const std::string& origin) {
+  const json j = parse_bounded(text, origin);
+  return read_case(Reader(j, "$", origin));
+}
+
+ResultsDocument parse_results_json(const std::string& text, const std::string& origin) {
+  const json j = parse_bounded(text, origin);
   const Reader top(j, "$", origin);
   const auto schema = top.get<std::string>("schema");
   if (schema != kResultsSchemaName)

@@ -17,6 +17,9 @@ std::optional<ResultsDocument> parse_document_or_summary(const std::string& text
   try {
     return parse_results_json(text, origin);
   } catch (const InputError&) {
+    // Parsed again only where the summary's schema name occurs at all: a hostile document (ten
+    // million samples) must not be parsed whole a second time to learn it is no summary.
+    if (text.find(kSessionsSchemaName) == std::string::npos) throw;
     const auto j = nlohmann::json::parse(text, nullptr, false);
     const auto schema = j.is_object() ? j.find("schema") : j.end();
     // A schema of another type is no summary: the parser's error, naming the field, stands.

@@ -103,6 +103,21 @@ TEST(ResultsJson, ForeignAndTruncatedDocuments) {
   EXPECT_NE(error_of("[1,2]").find("expected an object"), std::string::npos);
 }
 
+// Samples one past a case's bound get the field's own message; an array past twice that is
+// refused while parsing, before it is built whole (the hostile corpus's ten million samples).
+TEST(ResultsJson, OversizedArraysAreRefusedWhileParsing) {
+  const std::string text = to_json_text(sample_doc());
+  const std::string key = "\"samples_ns\": [";
+  const auto at = text.find(key) + key.size();
+  std::string extra;
+  for (int i = 0; i < 1000000; ++i) extra += "1000.0,";  // a case holds at most 1000000
+  EXPECT_NE(error_of(text.substr(0, at) + extra + text.substr(at)).find("field '$.cases[0].measurement.samples_ns' holds"),
+            std::string::npos);
+  extra += extra;
+  EXPECT_NE(error_of(text.substr(0, at) + extra + text.substr(at)).find("r.json: field 'samples_ns' holds more than 2000000 values"),
+            std::string::npos);
+}
+
 TEST(ResultsJson, WrongFieldTypeNamesThePath) {
   std::string text = to_json_text(sample_doc());
   const auto pos = text.find("\"status\": \"ok\"");
