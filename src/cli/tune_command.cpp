@@ -2,6 +2,8 @@
 // bench, with this machine measuring (runner/tune_run.hpp); a report in JSON and Markdown.
 #include <iostream>
 
+#include <algorithm>
+
 #include "cli/commands.hpp"
 #include "cli/device_flag.hpp"
 #include "core/error.hpp"
@@ -32,7 +34,14 @@ int tune_exit_status(const runner::TuneRunOutcome& out, std::string* why) {
     none_checked = none_checked && !v.check_failure.empty();
     one_failed = one_failed || v.dropped.rfind("failed its check", 0) == 0;
   }
-  if (!none_checked) return 0;
+  if (!none_checked) {
+    // Checked, yet none timed to the end: nothing was compared, which is the machine's failure.
+    const bool one_timed = std::any_of(out.result.variants.begin(), out.result.variants.end(),
+                                       [](const tune::VariantOutcome& v) { return v.dropped.rfind("could not be timed", 0) != 0 && v.check_failure.empty(); });
+    if (one_timed) return 0;
+    *why = "no variant could be timed: nothing to compare";
+    return static_cast<int>(ExitCode::internal);
+  }
   if (one_failed) {
     *why = "every variant failed its check (or cannot run here): nothing to compare";
     return static_cast<int>(ExitCode::check_failed);

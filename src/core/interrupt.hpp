@@ -5,6 +5,8 @@
 // `interrupted`, and writes its results. Everything the handler does is async-signal-safe.
 #include <sys/types.h>
 
+#include <string>
+
 namespace assay {
 
 // Installs the handlers for SIGINT and SIGTERM (once per process).
@@ -12,6 +14,9 @@ void install_interrupt_handlers();
 
 // The signal that interrupted this process, 0 while none has.
 int interrupt_signal();
+
+// "SIGINT", "SIGTERM", ...: how records and reports name a signal.
+std::string signal_name(int sig);
 
 // While one lives, SIGINT and SIGTERM end the process at once with 128 + the signal: for work
 // that has written nothing yet and checks no flag (planning a suite, a --filter regex that

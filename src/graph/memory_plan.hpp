@@ -13,7 +13,7 @@ namespace assay::graph {
 inline constexpr std::int64_t kBufferAlignment = 256;  // what cudaMalloc guarantees
 
 struct Slot {
-  int buffer = -1;          // -1: no storage of its own (fused-away value)
+  int buffer = -1;          // -1: no arena storage (a fused-away value; a constant and its views)
   std::int64_t offset = 0;  // of its buffer in one arena
   std::int64_t bytes = 0;   // the value's size (a view: 0, it aliases)
   NodeId base = kNoNode;    // the node whose buffer holds the data (itself unless a view)

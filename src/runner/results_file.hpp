@@ -11,6 +11,17 @@
 
 namespace assay::runner {
 
+// Creates `out_dir` and reserves `<name>.json` there, or `<name>-2.json`, ... where taken, with
+// `first` as its content: written whole to a temporary file, then linked to the first free name
+// (link() fails on a taken name, so runs started together into one folder each get their own
+// file, and one killed at any moment leaves no empty or half-written .json). A stem with a file
+// of one of the `also_taken` suffixes (".md") is passed over too. Returns the stem; `created`
+// (if given) gets the folders it made, deepest first. InputError (exit 3) naming --out for an
+// empty or unusable folder; `what` says what the folder is for ("the results").
+std::string reserve_first_free(const std::string& out_dir, const std::string& name, const std::string& first,
+                               const std::string& what, const std::vector<std::string>& also_taken = {},
+                               std::vector<std::filesystem::path>* created = nullptr);
+
 class ResultsFile {
  public:
   // Creates `out_dir` and writes `<name>.json` there, or `<name>-2.json`, ... when taken

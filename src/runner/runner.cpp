@@ -31,13 +31,6 @@
 
 namespace assay::runner {
 
-namespace {
-
-// "SIGINT", "SIGTERM": the signal as people name it.
-std::string sigabbrev(int sig) { return std::string("SIG") + ::sigabbrev_np(sig); }
-
-}  // namespace
-
 // No speedup from a case that timed out before its median had a 95% CI (2 samples had been given
 // one as if measured). A case that stopped where its suite said (max_samples = 5) keeps it.
 void attach_baseline_ratios(std::vector<CaseRecord>& cases) {
@@ -82,7 +75,16 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
   std::optional<ExitAtOnceOnInterrupt> planning(std::in_place);  // until the results file exists
   const suite::Suite s = suite::load_suite(opt.suite_path);
   use_suite_python_path(s);
-  const auto planned = shard_cases(plan_cases(s, opt.filter), opt.shard_index, opt.shard_count);
+  const auto all_planned = plan_cases(s, opt.filter);
+  // A table that can re-route no case is a mistake (another suite's table, or a filter that left
+  // its cases out), not a run of the heuristics under a misleading `tuning` entry. Judged before
+  // sharding: a shard may hold none of the table's cases.
+  if (opt.tuning && std::none_of(all_planned.begin(), all_planned.end(), [&](const PlannedCase& pc) {
+        return pc.backend == opt.tuning->applies_to && pc.bench->workload == opt.tuning->workload;
+      }))
+    throw InputError("--tuning " + opt.tuning_path + ": it re-routes cases of backend '" + opt.tuning->applies_to +
+                     "' on workload '" + opt.tuning->workload + "', and this run has none");
+  const auto planned = shard_cases(all_planned, opt.shard_index, opt.shard_count);
   if (planned.empty())
     throw InputError(opt.suite_path + ": no case to run" +
                      (opt.filter ? " matches --filter '" + *opt.filter + "'" : std::string()) +
@@ -108,14 +110,6 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
     out.doc.run.environment["profiler.metric_table"] = opt.profile->metrics->name;
   }
   if (opt.tuning) {
-    // A table that can re-route no case here is a mistake (another suite's table, or a filter that
-    // left its cases out), not a run of the heuristics under a misleading `tuning` entry.
-    const bool applies = std::any_of(planned.begin(), planned.end(), [&](const PlannedCase& pc) {
-      return pc.backend == opt.tuning->applies_to && pc.bench->workload == opt.tuning->workload;
-    });
-    if (!applies)
-      throw InputError("--tuning " + opt.tuning_path + ": it re-routes cases of backend '" + opt.tuning->applies_to +
-                       "' on workload '" + opt.tuning->workload + "', and this run has none");
     out.doc.run.environment["tuning"] = opt.tuning_path;
     for (const auto& e : opt.tuning->entries)
       if (!e.env.empty() && !opt.isolate)
@@ -143,7 +137,7 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
     CaseRecord rec = verify::planned_record(rc);
     if (const int sig = interrupt_signal()) {
       rec.status = CaseStatus::interrupted;
-      rec.reason = std::string("not run: assay was interrupted (") + sigabbrev(sig) + ")";
+      rec.reason = std::string("not run: assay was interrupted (") + signal_name(sig) + ")";
       return rec;
     }
     if (no_cuda(i)) {
@@ -177,7 +171,7 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
     // A case that the interruption cut short: what it recorded stays, under the true status.
     if (const int sig = interrupt_signal(); sig && rec.status != CaseStatus::ok) {
       rec.status = CaseStatus::interrupted;
-      rec.reason = std::string("assay was interrupted (") + sigabbrev(sig) + ") while the case ran";
+      rec.reason = std::string("assay was interrupted (") + signal_name(sig) + ") while the case ran";
     }
     return rec;
   };

@@ -1,13 +1,8 @@
 #include "runner/tune_run.hpp"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <regex>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -21,6 +16,7 @@
 #include "core/interrupt.hpp"
 #include "runner/plan.hpp"
 #include "runner/resolve.hpp"
+#include "runner/results_file.hpp"
 #include "runner/run_metadata.hpp"
 #include "runner/tuning_table.hpp"
 #include "runner/worker.hpp"
@@ -50,6 +46,13 @@ class RunnerEvaluator : public tune::Evaluator {
     progress_(fmt::format("check {} {}: {}", variant, pc.id, case_status_name(rec.status)));
     if (rec.status == CaseStatus::ok) return "";
     return case_status_name(rec.status) + (rec.reason.empty() ? "" : ": " + rec.reason);
+  }
+
+  // Every case of `names` (the variants and the baseline) on every shape resolved once, before
+  // anything is written: a check shape the workload refuses is bad input (exit 3), as in `assay run`.
+  void resolve_all(const std::vector<std::string>& names) const {
+    for (const auto& name : names)
+      for (std::size_t s = 0; s < shapes_.size(); ++s) resolve_case(case_of(name, s), o_.run, CaseRound{0, 1}, o_.run.device);
   }
 
   std::vector<double> measure(const std::string& variant, std::size_t shape, double budget) override {
@@ -167,43 +170,6 @@ std::string family_of(const TuneRunOptions& o, const std::vector<TuneVariant>& v
   return fam;
 }
 
-// Reserves the report's stem: `<out>/<name>`, or `<name>-2` ... where taken. `first` (a valid
-// report of the search not yet run) is written whole to a temporary file, then linked to the
-// first free `<stem>.json`: link() fails on a taken name, so tunes started together (in one
-// second) keep their own files, and a tune killed at any moment leaves no half-written report. A
-// stem whose Markdown or tuning table exists already (another run's) is passed over, so no stale
-// table sits beside this report. InputError (exit 3), before the first check, for a bad --out.
-std::string reserve_report(const std::string& out_dir, const std::string& name, const std::string& first) {
-  namespace fs = std::filesystem;
-  if (out_dir.empty()) throw InputError("--out '': name a folder for the tune report");
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (!fs::is_directory(out_dir))
-    throw InputError("--out '" + out_dir + "': cannot create this folder" + (ec ? ": " + ec.message() : ""));
-  const std::string base = (fs::path(out_dir) / name).string();
-  const std::string tmp = base + ".json.tmp." + std::to_string(::getpid());
-  try {
-    write_file_atomically(tmp, first);
-  } catch (const Error& e) {
-    throw InputError("--out '" + out_dir + "': " + e.what());
-  }
-  for (int i = 1; i <= 10000; ++i) {
-    const std::string stem = i == 1 ? base : base + "-" + std::to_string(i);
-    if (fs::exists(stem + ".md", ec) || fs::exists(stem + ".tuning.json", ec)) continue;
-    if (::link(tmp.c_str(), (stem + ".json").c_str()) == 0) {
-      ::unlink(tmp.c_str());
-      return stem;
-    }
-    if (errno != EEXIST) {
-      const int err = errno;
-      ::unlink(tmp.c_str());
-      throw InputError("--out '" + out_dir + "': cannot create " + stem + ".json: " + std::strerror(err));
-    }
-  }
-  ::unlink(tmp.c_str());
-  throw InputError("--out '" + out_dir + "': no free name for " + base + ".json");
-}
-
 }  // namespace
 
 TuneRunOutcome run_tune(const TuneRunOptions& o, const std::function<void(const std::string&)>& progress) {
@@ -255,136 +221,41 @@ TuneRunOutcome run_tune(const TuneRunOptions& o, const std::function<void(const 
     out.shapes.push_back(pc.id);
     out.shape_points.emplace_back(pc.point.dtype, pc.point.params);
   }
-  const std::string stem =
-      reserve_report(o.run.out_dir, s.name + "-tune-" + bench.name + "-" + utc_now_compact(), tune_report_json(out));
+  RunnerEvaluator ev(o, out.variants, shapes, progress);
+  std::vector<std::string> resolved = names;
+  resolved.push_back(baseline);
+  ev.resolve_all(resolved);
+  // The report's stem reserved as a results file's (never another run's); a stem whose Markdown or
+  // tuning table is there already is passed over, so no stale table sits beside this report.
+  const std::string stem = reserve_first_free(o.run.out_dir, s.name + "-tune-" + bench.name + "-" + utc_now_compact(),
+                                              tune_report_json(out), "the tune report", {".md", ".tuning.json"});
   planning.reset();
   out.json_path = stem + ".json";
   out.markdown_path = stem + ".md";
 
-  RunnerEvaluator ev(o, out.variants, shapes, progress);
-  out.result = tune::search_variants(names, baseline, shapes.size(), ev, o.search);
-  out.interrupted_by = out.result.interrupted ? interrupt_signal() : 0;
-  if (out.interrupted_by) out.tuning_note = "the search was interrupted before its end";
-  else if (out.result.baseline_fault != tune::BaselineFault::none) out.tuning_note = "the baseline failed";
-  else if (const auto table = make_tuning_table(out, &out.tuning_note)) {
-    out.tuning_path = stem + ".tuning.json";
-    write_file_atomically(out.tuning_path, tuning_table_json(*table));
-    out.tuning_note.clear();
+  try {
+    out.result = tune::search_variants(names, baseline, shapes.size(), ev, o.search);
+    // A signal after the last worker (the bookkeeping, the writes) counts too, as in `assay run`.
+    out.interrupted_by = interrupt_signal();
+    if (out.interrupted_by) out.tuning_note = "the search was interrupted before its end";
+    else if (out.result.baseline_fault != tune::BaselineFault::none) out.tuning_note = "the baseline failed";
+    else if (const auto table = make_tuning_table(out, &out.tuning_note)) {
+      out.tuning_path = stem + ".tuning.json";
+      write_file_atomically(out.tuning_path, tuning_table_json(*table));
+      out.tuning_note.clear();
+    }
+    write_file_atomically(out.markdown_path, tune_report_markdown(out));
+    write_file_atomically(out.json_path, tune_report_json(out));
+  } catch (const std::exception& e) {
+    // The reserved report says how the tune ended, not "running".
+    out.failure = e.what();
+    try {
+      write_file_atomically(out.json_path, tune_report_json(out));
+    } catch (const std::exception&) {
+    }
+    throw;
   }
-  write_file_atomically(out.markdown_path, tune_report_markdown(out));
-  write_file_atomically(out.json_path, tune_report_json(out));
   return out;
-}
-
-std::string baseline_fault_words(tune::BaselineFault f) {
-  switch (f) {
-    case tune::BaselineFault::skipped: return "cannot run here";
-    case tune::BaselineFault::check_failed: return "failed its check";
-    case tune::BaselineFault::not_timed: return "could not be timed";
-    case tune::BaselineFault::none: break;
-  }
-  return "";
-}
-
-namespace {
-
-std::string signal_name(int sig) { return std::string("SIG") + ::sigabbrev_np(sig); }
-
-// "running" (the search has not ended), "done", or "interrupted by SIGINT".
-std::string report_state(const TuneRunOutcome& t) {
-  if (t.interrupted_by) return "interrupted by " + signal_name(t.interrupted_by);
-  return t.result.variants.empty() ? "running" : "done";
-}
-
-}  // namespace
-
-std::string tune_report_json(const TuneRunOutcome& t) {
-  nlohmann::json j = {{"schema", "assay.tune"}, {"schema_version", 1},  {"suite", t.suite},
-                      {"bench", t.bench},       {"baseline", t.baseline}, {"shapes", t.shapes},
-                      {"budget_spent", t.result.budget_spent}, {"elite", t.result.elite}};
-  // "running" is the report reserved before the first check: a tune that died left it so.
-  j["state"] = report_state(t);
-  j["baseline_failure"] = t.result.baseline_fault == tune::BaselineFault::none ? nlohmann::json(nullptr)
-                                                                               : nlohmann::json(t.result.baseline_failure);
-  j["variants"] = nlohmann::json::array();
-  for (const auto& v : t.result.variants) {
-    nlohmann::json e = {{"name", v.name}, {"check_failure", v.check_failure}, {"speedup", v.speedup},
-                        {"geomean", v.geomean}, {"budget", v.budget}, {"dropped", v.dropped}, {"elite", v.elite}};
-    for (const auto& tv : t.variants)
-      if (tv.name == v.name) {
-        e["backend"] = tv.backend;
-        e["env"] = tv.env;
-      }
-    j["variants"].push_back(e);
-  }
-  if (t.result.promotion) {
-    const auto& p = *t.result.promotion;
-    std::vector<std::string> verdicts;
-    for (auto v : p.per_shape) verdicts.push_back(stats::verdict_name(v));
-    j["promotion"] = {{"variant", p.variant}, {"promoted", p.promoted}, {"per_shape", verdicts}, {"why", p.why}};
-  } else {
-    j["promotion"] = nullptr;
-  }
-  j["tuning_table"] = t.tuning_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.tuning_path);
-  if (!t.tuning_note.empty()) j["tuning_note"] = t.tuning_note;
-  return j.dump(1) + "\n";
-}
-
-bool measured_to_the_end(const TuneRunOutcome& t, const tune::VariantOutcome& v) {
-  double top = 0;
-  for (const auto& x : t.result.variants) top = std::max(top, x.budget);
-  return v.check_failure.empty() && v.budget > 0 && v.budget >= top && v.speedup.size() == t.shapes.size();
-}
-
-namespace {
-
-// Where a variant is the backend's own heuristic (it runs the family's backend itself, with no
-// settings): whether it is in the elite, and per shape its speedup beside the best variant's.
-std::string heuristic_markdown(const TuneRunOutcome& t) {
-  const tune::VariantOutcome* h = nullptr;
-  for (const auto& tv : t.variants)
-    if (!t.family.empty() && tv.backend == t.family && tv.env.empty())
-      for (const auto& v : t.result.variants)
-        if (v.name == tv.name) h = &v;
-  if (!h || h->speedup.size() != t.shapes.size()) return "";
-  const bool in_elite = std::count(t.result.elite.begin(), t.result.elite.end(), h->name) > 0;
-  std::string md = fmt::format("\nThe heuristic (`{}`) is {}in the elite. Per shape, against `{}`:\n\n"
-                               "| shape | heuristic | best variant | its speedup |\n|---|---:|---|---:|\n",
-                               h->name, in_elite ? "" : "**not** ", t.baseline);
-  for (std::size_t i = 0; i < t.shapes.size(); ++i) {
-    const tune::VariantOutcome* best = nullptr;
-    for (const auto& v : t.result.variants)
-      if (measured_to_the_end(t, v) && (!best || v.speedup[i] > best->speedup[i]))
-        best = &v;
-    md += fmt::format("| `{}` | {:.3f} | `{}` | {:.3f} |\n", t.shapes[i], h->speedup[i], best ? best->name : "–",
-                      best ? best->speedup[i] : 0.0);
-  }
-  return md;
-}
-
-}  // namespace
-
-std::string tune_report_markdown(const TuneRunOutcome& t) {
-  std::string md = fmt::format("## assay tune: {} / {}, against {}\n\n", t.suite, t.bench, t.baseline);
-  if (t.interrupted_by)
-    md += "**Interrupted** (" + signal_name(t.interrupted_by) + "): the search did not end; below is what it finished.\n\n";
-  if (t.result.baseline_fault != tune::BaselineFault::none)
-    md += "**The baseline `" + t.baseline + "` " + baseline_fault_words(t.result.baseline_fault) + "** (" +
-          t.result.baseline_failure + "): no variant was compared.\n\n";
-  md += fmt::format("{} shapes; budget spent {:g} full sessions.\n\n", t.shapes.size(), t.result.budget_spent);
-  md += "| variant | geomean speedup | per shape | elite | out because |\n|---|---:|---|---|---|\n";
-  for (const auto& v : t.result.variants) {
-    std::string per;
-    for (double s : v.speedup) per += fmt::format("{}{:.3f}", per.empty() ? "" : " ", s);
-    md += fmt::format("| `{}` | {} | {} | {} | {} |\n", v.name, v.budget > 0 ? fmt::format("{:.4f}", v.geomean) : "–",
-                      per.empty() ? "–" : per, v.elite ? "yes" : "", v.dropped);
-  }
-  md += "\nElite: " + (t.result.elite.empty() ? std::string("none") : fmt::format("{}", fmt::join(t.result.elite, ", "))) + ".\n";
-  if (t.result.promotion) md += "Promotion of `" + t.result.promotion->variant + "`: " + t.result.promotion->why + ".\n";
-  md += heuristic_markdown(t);
-  if (!t.tuning_path.empty()) md += "\nTuning table: `" + t.tuning_path + "` (`assay run --tuning FILE`).\n";
-  else if (!t.tuning_note.empty()) md += "\nNo tuning table: " + t.tuning_note + ".\n";
-  return md;
 }
 
 }  // namespace assay::runner

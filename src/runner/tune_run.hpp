@@ -52,6 +52,7 @@ struct TuneRunOutcome {
   std::string family;
   tune::TuneOutcome result;
   int interrupted_by = 0;  // the signal that stopped the search part-way, 0 when none did
+  std::string failure;     // the error that ended the tune after its report was reserved
   std::string json_path, markdown_path;
   std::string tuning_path;  // the tuning table written beside the report ("" when none: tuning_note says why)
   std::string tuning_note;
@@ -62,10 +63,6 @@ struct TuneRunOutcome {
 // first check. The report is reserved before the first check and written at the end, also when
 // the baseline failed (result.baseline_fault) or a signal stopped the search (interrupted_by).
 TuneRunOutcome run_tune(const TuneRunOptions& options, const std::function<void(const std::string&)>& progress);
-
-// Whether `v` passed every check and was measured at the search's largest budget on every
-// shape: a variant successive halving eliminated early has only short sessions, not comparable.
-bool measured_to_the_end(const TuneRunOutcome& t, const tune::VariantOutcome& v);
 
 // "cannot run here", "failed its check", "could not be timed" (the report's and the CLI's words).
 std::string baseline_fault_words(tune::BaselineFault f);

@@ -54,8 +54,8 @@ std::optional<TuningTable> make_tuning_table(const TuneRunOutcome& t, std::strin
     }
     fam = f;
   }
-  // Tuning a backend against its own default (the baseline is the family itself): a class where
-  // no variant beats the default keeps the default, and gets no entry.
+  // Tuning a backend against its own default (the baseline is the family itself): a class none of
+  // whose shapes the promotion found FASTER keeps the default, and gets no entry.
   const bool baseline_is_default = t.baseline == fam;
   TuningTable table;
   table.suite = t.suite;

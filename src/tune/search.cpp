@@ -149,6 +149,7 @@ class Search {
 // Successive halving's rounds for `n` checked variants: each keeps the better half (never fewer
 // than exhaustive_up_to), until exhaustive_up_to are left for the full budget.
 std::size_t halving_rounds(std::size_t n, std::size_t keep_at_least) {
+  keep_at_least = std::max<std::size_t>(1, keep_at_least);  // 0 would never end
   std::size_t rounds = 0;
   for (; n > keep_at_least; ++rounds) n = std::max(keep_at_least, (n + 1) / 2);
   return rounds;

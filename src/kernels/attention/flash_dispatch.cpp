@@ -130,8 +130,9 @@ std::string FlashFp8Config::name(int d) const {
 // S and its softmax, the last P·V), which grow with the block. Against it, ceil() charges the keys
 // a last, partial block computes and masks. Fitted on 7 non-causal lengths (s 1024-16384, H100,
 // `assay ab`, cycles: 224 against 128 from 1.12 to 0.953) and checked on 4 others within 1%
-// (docs/kernels/attention.md, "FP8 key blocks"). Causal tiles see L = min(128(t + 1), s) keys; the
-// model overstates their cost by up to 10% at s = 1024, so 224 must win by 2% to be chosen.
+// (docs/kernels/attention.md, "FP8 key blocks"). Causal tiles see L = min(128(t + 1), s) keys (the
+// model overstates 224's cost there by up to 10% at s = 1024, and understates it by 1.5% at 8192).
+// 224 must win by 2% to be chosen: about the model's error, so a level call keeps 128.
 int fp8_block_keys_by_cost(long long s, bool causal) {
   const long long tiles = (s + 127) / 128;
   const long long step = tiles > 4096 ? tiles / 4096 : 1;  // a sample of the tiles is enough for a ratio
