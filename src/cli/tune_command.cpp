@@ -2,8 +2,6 @@
 // bench, with this machine measuring (runner/tune_run.hpp); a report in JSON and Markdown.
 #include <iostream>
 
-#include <algorithm>
-
 #include "cli/commands.hpp"
 #include "cli/device_flag.hpp"
 #include "core/error.hpp"
@@ -16,8 +14,8 @@ namespace {
 
 // What the tune's outcome means for the exit status (docs/reliability.md): interrupted 128 +
 // the signal; the baseline cannot run here, or no variant can, 2; the baseline failed its check,
-// or every variant failed or skipped its check with one failing, 1; the baseline could not be
-// timed, 4; else 0. `why` is the line for stderr.
+// or every variant failed or skipped its check with one failing, 1; the baseline, or every
+// checked variant, could not be timed, 4; else 0. `why` is the line for stderr.
 int tune_exit_status(const runner::TuneRunOutcome& out, std::string* why) {
   if (out.interrupted_by) {
     *why = "interrupted: the report holds what the search finished";
@@ -29,16 +27,14 @@ int tune_exit_status(const runner::TuneRunOutcome& out, std::string* why) {
                             : f == tune::BaselineFault::check_failed ? ExitCode::check_failed
                                                                      : ExitCode::internal);
   }
-  bool none_checked = true, one_failed = false;
+  bool one_checked = false, one_timed = false, one_failed = false;
   for (const auto& v : out.result.variants) {
-    none_checked = none_checked && !v.check_failure.empty();
+    one_checked = one_checked || v.check_failure.empty();
+    one_timed = one_timed || v.budget > 0;  // measured at least once (VariantOutcome::budget)
     one_failed = one_failed || v.dropped.rfind("failed its check", 0) == 0;
   }
-  if (!none_checked) {
-    // Checked, yet none timed to the end: nothing was compared, which is the machine's failure.
-    const bool one_timed = std::any_of(out.result.variants.begin(), out.result.variants.end(),
-                                       [](const tune::VariantOutcome& v) { return v.dropped.rfind("could not be timed", 0) != 0 && v.check_failure.empty(); });
-    if (one_timed) return 0;
+  if (one_timed) return 0;
+  if (one_checked) {  // checked, yet none timed: nothing was compared, the machine's failure
     *why = "no variant could be timed: nothing to compare";
     return static_cast<int>(ExitCode::internal);
   }

@@ -252,6 +252,7 @@ TuneRunOutcome run_tune(const TuneRunOptions& o, const std::function<void(const 
     try {
       write_file_atomically(out.json_path, tune_report_json(out));
     } catch (const std::exception&) {
+      // The first error is the one to report; the reserved report keeps its last whole text.
     }
     throw;
   }
