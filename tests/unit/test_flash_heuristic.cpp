@@ -63,8 +63,13 @@ TEST(FlashHeuristic, PicksByDeviceHeadDimAndGrid) {
   // Hopper, d = 64: one consumer warp group, small grid or large.
   EXPECT_EQ(kernels::choose_flash_config(shape(8, 512, 64), 132, true).rows, 64);
   EXPECT_EQ(kernels::choose_flash_config(shape(768, 640, 64), 132, true).rows, 64);
-  // Hopper, d = 128: two once every SM gets a 128-row block (32·4 = 128 < 132; 32·5 = 160).
-  EXPECT_EQ(kernels::choose_flash_config(shape(32, 512, 128), 132, true).rows, 64);
+  // Hopper, d = 128: 64-row blocks while they fit one wave (16·8 = 128 <= 132), two consumers'
+  // 128-row blocks beyond (17·8 = 136: a second wave of 64-row blocks would cost a whole chain).
+  EXPECT_EQ(kernels::choose_flash_config(shape(16, 512, 128), 132, true).rows, 64);
+  EXPECT_EQ(kernels::choose_flash_config(shape(17, 512, 128), 132, true).rows, 128);
+  EXPECT_EQ(kernels::choose_flash_config(shape(6, 2048, 128), 132, true).rows, 128);   // 192 64-row blocks
+  EXPECT_EQ(kernels::choose_flash_config(shape(3, 2048, 128), 132, true).rows, 64);    // 96
+  EXPECT_EQ(kernels::choose_flash_config(shape(32, 512, 128), 132, true).rows, 128);
   EXPECT_EQ(kernels::choose_flash_config(shape(32, 640, 128), 132, true).rows, 128);
   EXPECT_TRUE(kernels::choose_flash_config(shape(32, 640, 128), 132, true).wgmma);
   // Hopper, s <= 64 and enough 64-row blocks to fill the SMs: the mma.sync kernel (a 128-key wgmma
@@ -136,7 +141,7 @@ kernels::FlashFp8Args fp8(int heads, int s, int d, bool causal = false) {
 
 }  // namespace
 
-// The FP8 kernel: d 64, 128, 256; two consumers once 128-row blocks fill the SMs; V transposed
+// The FP8 kernel: d 64, 128, 256; two consumers once 64-row blocks exceed one wave; V transposed
 // in the kernel up to 3 waves of work (d <= 128, a causal block counting half), by the pre-pass
 // beyond.
 TEST(FlashFp8Heuristic, ConsumersAndTransposition) {
@@ -148,6 +153,13 @@ TEST(FlashFp8Heuristic, ConsumersAndTransposition) {
   EXPECT_EQ(mission.consumers, 1);
   EXPECT_TRUE(mission.vt_in_kernel);
   EXPECT_EQ(kernels::flash_fp8_workspace_bytes(mission, 8, 512, 64), 0u);
+  // One consumer while its 64-row CTAs fit one wave (one per SM), two beyond: 8 x 16 = 128 CTAs
+  // of 64 rows at (8, 1024), 8 x 32 = 256 at (8, 2048), 12 x 16 = 192 at (12, 1024).
+  EXPECT_EQ(kernels::choose_flash_fp8_config(fp8(8, 1024, 128), 132).consumers, 1);
+  EXPECT_EQ(kernels::choose_flash_fp8_config(fp8(8, 2048, 128), 132).consumers, 2);
+  EXPECT_EQ(kernels::choose_flash_fp8_config(fp8(12, 1024, 64), 132).consumers, 2);
+  EXPECT_EQ(kernels::choose_flash_fp8_config(fp8(132, 64, 64), 132).consumers, 1);
+  EXPECT_EQ(kernels::choose_flash_fp8_config(fp8(133, 64, 64), 132).consumers, 2);
   const auto longer = kernels::choose_flash_fp8_config(fp8(64, 4096, 64), 132);
   EXPECT_EQ(longer.consumers, 2);
   EXPECT_FALSE(longer.vt_in_kernel);

@@ -66,9 +66,9 @@ std::string flash_config_unsupported(const FlashConfig& c, long long d);
 
 // The configuration the shape heuristic picks for this device: the wgmma family on Hopper,
 // mma.sync elsewhere (64 rows: 4 warps ran faster than 8 at every measured shape). Hopper:
-// 64 rows (one consumer warp group) for d = 64; for d = 128 the 128-row block (two consumers
-// share each K/V block) when it still gives every SM a block, else 64 rows
-// (docs/kernels/attention.md, v1 and v6); d = 256: 128 rows always. Hopper with s <= 64 and at least as many 64-row
+// 64 rows (one consumer warp group) for d = 64; for d = 128 64 rows while those CTAs fit one
+// wave (b·h·⌈s/64⌉ <= SMs: one CTA per SM), else the 128-row block (two consumers share each K/V
+// block; docs/kernels/attention.md, "One wave of 64-row CTAs"); d = 256: 128 rows always. Hopper with s <= 64 and at least as many 64-row
 // blocks as SMs: mma.sync (docs/kernels/attention.md, short sequences).
 //
 // Hopper, split-KV (FlashConfig::splits), where the query blocks leave SMs idle: the shares S in

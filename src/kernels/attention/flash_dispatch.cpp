@@ -74,10 +74,14 @@ FlashConfig choose_flash_config(const FlashAttentionArgs& a, int sm_count, bool 
   if (!hopper) return FlashConfig{false, 64};
   if (a.d == 256) return FlashConfig{true, 128};  // the one d = 256 instance
   // d = 64: one consumer warp group per block won at every measured shape, 64 to 2304 blocks
-  // (a block's K/V reuse matters less than its latency there). d = 128: two, once they still
-  // give every SM a block (docs/kernels/attention.md, v6).
-  const long long big_blocks = static_cast<long long>(a.heads) * ((a.s + 127) / 128);
-  FlashConfig wgmma{true, a.d == 128 && big_blocks >= sm_count ? 128 : 64};
+  // (a block's K/V reuse matters less than its latency there; three CTAs share an SM). d = 128:
+  // 64-row blocks (one consumer, split over keys where they leave SMs idle) while they fit one
+  // wave, one CTA per SM; beyond, 128-row blocks of two consumers, which cover the rows of two in
+  // one chain of about 1.25x the time. Measured (H100, cold, µs, 64 / 128 rows, as the FP8
+  // kernel's rule): (1, 3, 2048, 128) 26.6 / 30.9 (96 64-row CTAs); (1, 6, 2048) 49.1 / 33.5 and
+  // causal 34.3 / 32.2 (192); (1, 12, 1024) 29.7 / 22.4 (192); (1, 8, 1024) 17.8 / 20.6 (128).
+  const long long small_ctas = static_cast<long long>(a.heads) * ((a.s + 63) / 64);
+  FlashConfig wgmma{true, a.d == 128 && small_ctas > sm_count ? 128 : 64};
   wgmma.splits = choose_flash_splits(a, wgmma.rows, sm_count, capacity);
   if (a.s > 128) return wgmma;
   // s <= 128, one 128-key block for the wgmma kernel (docs/kernels/attention.md, short sequences:
@@ -88,8 +92,7 @@ FlashConfig choose_flash_config(const FlashAttentionArgs& a, int sm_count, bool 
   //   blocks skip (up to 0.5x the wgmma time);
   // - else the wgmma kernel. (Causal calls at large b·h ran up to 6% faster on the mma.sync
   //   kernel, at b·h 240-256 up to 12% slower: no rule on causality held.)
-  const long long small_blocks = static_cast<long long>(a.heads) * ((a.s + 63) / 64);
-  if (small_blocks >= sm_count && a.s <= 64) return FlashConfig{false, 64};
+  if (small_ctas >= sm_count && a.s <= 64) return FlashConfig{false, 64};
   return wgmma;
 }
 
@@ -148,13 +151,18 @@ int fp8_block_keys_by_cost(long long s, bool causal) {
 
 FlashFp8Config choose_flash_fp8_config(const FlashFp8Args& a, int sm_count, int consumers, int block_keys) {
   FlashFp8Config c;
-  // Two consumer warp groups share each K/V block once 128-row blocks still give every SM one
-  // (at every d, unlike the 16-bit kernel: two ran 628 against 763 µs at (4, 16, 4096, 64) and
-  // 1028 against 1294 at (1, 16, 8192, 256), and 766 against 1045 at (4, 16, 4096, 128) in the
-  // first version); one below, where the call is latency-bound (8.9 against 11.3 µs at
-  // (1, 8, 512, 64)).
-  const long long big_blocks = static_cast<long long>(a.heads) * ((a.s + 127) / 128);
-  c.consumers = consumers > 0 ? consumers : (big_blocks >= sm_count ? 2 : 1);
+  // One consumer warp group (64-row CTAs) while those CTAs fit one wave, two (128-row CTAs, sharing
+  // each K/V block) beyond. The one-consumer instances hold 140-173 registers at 256 threads, one
+  // CTA per SM, and a lone consumer has no partner to fill its waits: a second wave of them costs
+  // a whole second chain, where a 128-row CTA's two consumers cover the same rows in one wave for
+  // about 1.25x one chain. Measured (H100, cold, µs, one / two consumers): (1, 8, 512, 64) 8.9 /
+  // 11.3 (64 CTAs); (1, 3, 2048, d 64 / 128) 19.7 / 27.2 and 29.2 / 34.8 (96 CTAs); (1, 6, 2048)
+  // 36.2 / 26.5 and 54.7 / 35.2 (192 CTAs); (1, 12, 1024, 128) 32.8 / 22.7; long shapes 1045 / 766
+  // at (4, 16, 4096, 128). Causal grids likewise (2048 keys, h 6 / 8 / 12, d 128: 36.0 / 35.2, 45.1
+  // / 35.4, 56.7 / 49.2); its one exception, (1, 6, 2048, 64) causal 25.5 / 27.0, is the light
+  // tiles of a causal second wave.
+  const long long small_ctas = static_cast<long long>(a.heads) * ((a.s + 63) / 64);
+  c.consumers = consumers > 0 ? consumers : (small_ctas > sm_count ? 2 : 1);
   // V's transposition: in the kernel while the grid is at most 3 waves of work (a causal block
   // counts half), where a pre-pass's launch and DRAM round trip cost more than the producer's
   // transposition slows the consumers; beyond, the pre-pass. Measured (cold, µs, in-kernel
