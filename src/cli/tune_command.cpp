@@ -29,9 +29,9 @@ int tune_exit_status(const runner::TuneRunOutcome& out, std::string* why) {
   }
   bool one_checked = false, one_timed = false, one_failed = false;
   for (const auto& v : out.result.variants) {
-    one_checked = one_checked || v.check_failure.empty();
+    one_checked = one_checked || v.check == tune::CheckEnd::passed;
     one_timed = one_timed || v.budget > 0;  // measured at least once (VariantOutcome::budget)
-    one_failed = one_failed || v.dropped.rfind("failed its check", 0) == 0;
+    one_failed = one_failed || v.check == tune::CheckEnd::failed;
   }
   if (one_timed) return 0;
   if (one_checked) {  // checked, yet none timed: nothing was compared, the machine's failure

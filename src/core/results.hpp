@@ -193,6 +193,7 @@ struct KernelProfileRecord {
   std::uint64_t launches = 0;  // launches of this kernel in the profiled window
   std::string grid, block;     // "(2, 66, 1)"
   double duration_ns = 0;      // median over its launches
+  double total_ns = 0;         // sum over its launches (what it adds to the window)
   std::optional<double> sm_clock_mhz;
   std::optional<double> compute_pct, memory_pct;  // SM throughput; the busiest memory unit
   std::optional<double> dram_pct, dram_bytes, dram_gbs;

@@ -148,6 +148,7 @@ json kernel_profile_json(const KernelProfileRecord& k) {
           {"grid", k.grid},
           {"block", k.block},
           {"duration_ns", k.duration_ns},
+          {"total_ns", k.total_ns},
           {"sm_clock_mhz", optional_number(k.sm_clock_mhz)},
           {"compute_pct", optional_number(k.compute_pct)},
           {"memory_pct", optional_number(k.memory_pct)},
@@ -504,6 +505,8 @@ KernelProfileRecord read_kernel_profile(const Reader& r) {
   k.grid = r.get<std::string>("grid");
   k.block = r.get<std::string>("block");
   k.duration_ns = r.finite("duration_ns", 0, kMaxSampleNs);
+  // Absent from documents written before it: their launches were counted at the median.
+  k.total_ns = r.has("total_ns") ? r.finite("total_ns", 0, 1e18) : k.duration_ns * static_cast<double>(k.launches);
   k.sm_clock_mhz = r.optional_number("sm_clock_mhz");
   k.compute_pct = r.optional_number("compute_pct");
   k.memory_pct = r.optional_number("memory_pct");

@@ -1,5 +1,6 @@
 #include "runner/profile.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -22,7 +23,9 @@ namespace assay::runner {
 
 std::string find_ncu() {
   if (const char* env = std::getenv("ASSAY_NCU"); env && *env) {
-    if (::access(env, X_OK) != 0) throw InputError("ASSAY_NCU=" + std::string(env) + ": not an executable file");
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(env, ec) || ::access(env, X_OK) != 0)
+      throw InputError("ASSAY_NCU=" + std::string(env) + ": not an executable file");
     return env;
   }
   return find_program("ncu", {"/usr/local/cuda/bin/ncu"});
@@ -73,6 +76,15 @@ void attach_profile(CaseRecord& rec, const std::string& log_text, const ProfileO
     for (const auto& e : table.errors) rec.reason += (rec.reason.empty() ? "ncu: " : "; ncu: ") + e;
     return;
   }
+  // An ok case whose log holds ncu errors ("Failed to profile <kernel>") lacks what ncu could not
+  // replay: its time per call and roofline would look better than they are.
+  if (!table.errors.empty()) {
+    rec.status = CaseStatus::error;
+    rec.reason = "ncu reported errors, so the profile may miss kernels:";
+    for (const auto& e : table.errors) rec.reason += " " + (e.empty() ? std::string("(a bare ==ERROR==)") : e) + ";";
+    rec.reason.pop_back();
+    return;
+  }
   tune::ProfileContext ctx;
   ctx.calls = p.calls;
   ctx.tool = p.tool;
@@ -110,7 +122,8 @@ CaseRecord profile_case(const verify::ResolvedCase& rc, const ProfileOptions& p,
     for (char& c : name)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '=') c = '_';
     std::error_code ec;
-    const auto kept = std::filesystem::path(p.log_dir) / (name + ".csv");
+    // ... and a hash of the id, since two ids may differ only in the characters replaced.
+    const auto kept = std::filesystem::path(p.log_dir) / (name + fmt::format("-{:08x}.csv", fnv1a64(rc.id) & 0xffffffffu));
     std::filesystem::copy_file(log, kept, std::filesystem::copy_options::overwrite_existing, ec);
     if (ec)  // the profile is still read; only the copy asked for by --ncu-log-dir is missing
       std::cerr << "assay profile: " << rc.id << ": ncu's log was not kept as " << kept.string() << ": " << ec.message()

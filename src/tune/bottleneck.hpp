@@ -9,15 +9,18 @@
 
 namespace assay::tune {
 
-// What the decision tree reads, as % of the GPU's peak (Nsight Compute's "speed of light").
+// What the decision tree reads, as % of the GPU's peak (Nsight Compute's "speed of light"); a
+// metric ncu did not report is empty, never 0.
 struct KernelMetrics {
-  double tensor_pipe_pct = 0;  // tensor pipe active (the wgmma pipe on sm_90, else the mma pipe)
-  double sm_pct = 0;           // compute (SM) throughput
-  double dram_pct = 0;         // DRAM throughput
+  std::optional<double> tensor_pipe_pct;  // tensor pipe active (the wgmma pipe on sm_90, else the mma pipe)
+  std::optional<double> sm_pct;           // compute (SM) throughput: its busiest unit, the tensor pipe included
+  std::optional<double> dram_pct;         // DRAM throughput
+  std::optional<double> memory_pct;       // memory throughput: the busiest of L1/shared, L2 and DRAM
 };
 
-enum class Bottleneck { compute, memory, latency, mixed };
-std::string bottleneck_name(Bottleneck b);  // "compute-bound", "memory-bound", "latency-bound", "mixed"
+enum class Bottleneck { compute, memory, latency, mixed, unknown };
+// "compute-bound", "memory-bound", "latency-bound", "mixed", "unknown"
+std::string bottleneck_name(Bottleneck b);
 
 struct Diagnosis {
   Bottleneck kind = Bottleneck::mixed;
@@ -25,13 +28,14 @@ struct Diagnosis {
   std::string advice;  // one line
 };
 
-// The tree, in this order:
-//   DRAM > 70%                                   memory-bound: pipeline the loads, coalesce, reuse
-//   compute > 50% and DRAM < 70%                 compute-bound: occupancy, synchronisation, issue
-//   compute < 40% and DRAM < 40%                 latency-bound: too little work in flight
+// The tree, on compute = max(SM throughput, tensor pipe) and memory = max(DRAM, memory
+// throughput), in this order:
+//   memory > 70% and memory >= compute           memory-bound (DRAM: pipeline the loads, coalesce,
+//                                                reuse; L1/shared/L2: bank conflicts, round trips)
+//   compute > 50%                                compute-bound: occupancy, synchronisation, issue
+//   compute < 40% and memory < 40%               latency-bound: too little work in flight
 //   otherwise                                    mixed
-// "compute" is the tensor pipe for a tensor-core kernel; for a kernel that uses none (tensor pipe
-// under 1%), the SM throughput, so that a CUDA-core kernel can be compute-bound too.
+// A side ncu did not report decides nothing: where the tree needs it, the class is unknown.
 Diagnosis diagnose(const KernelMetrics& m);
 
 // Where a kernel sits under the roofs: intensity = flops / min_bytes; bound = min(peak,

@@ -1,7 +1,9 @@
 #include "tune/profile_summary.hpp"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
+#include <tuple>
 
 #include "tune/bottleneck.hpp"
 
@@ -55,10 +57,13 @@ KernelProfileRecord kernel_record(const std::string& name, const std::vector<con
   k.launches = rows.size();
   k.grid = rows.front()->grid;
   k.block = rows.front()->block;
-  const auto duration = median_of(rows, m.duration);
-  if (!duration || !(*duration > 0) || *duration > 1e15)
-    throw std::invalid_argument("ncu gave no duration in (0, 1e15] ns (" + m.duration + ") for kernel " + name);
-  k.duration_ns = *duration;
+  for (const NcuRow* r : rows) {  // every launch's own duration: their sum is the kernel's time
+    const auto d = r->number(m.duration);
+    if (!d || !(*d > 0) || *d > 1e15)
+      throw std::invalid_argument("ncu gave no duration in (0, 1e15] ns (" + m.duration + ") for a launch of kernel " + name);
+    k.total_ns += *d;
+  }
+  k.duration_ns = *median_of(rows, m.duration);
   if (const auto hz = median_of(rows, m.sm_clock_hz)) k.sm_clock_mhz = *hz / 1e6;
   k.compute_pct = pct_of(rows, m.compute_pct, name);
   k.memory_pct = pct_of(rows, m.memory_pct, name);
@@ -76,7 +81,7 @@ KernelProfileRecord kernel_record(const std::string& name, const std::vector<con
   k.shared_dynamic_bytes = median_of(rows, m.shared_dynamic);
   k.local_bytes = sum_of(median_of(rows, m.local_load_bytes), median_of(rows, m.local_store_bytes));
   k.stalls = top_stalls(rows, 5);
-  const Diagnosis d = diagnose({k.tensor_pipe_pct.value_or(0), k.compute_pct.value_or(0), k.dram_pct.value_or(0)});
+  const Diagnosis d = diagnose({k.tensor_pipe_pct, k.compute_pct, k.dram_pct, k.memory_pct});
   k.bottleneck = bottleneck_name(d.kind);
   k.rule = d.rule;
   k.advice = d.advice;
@@ -99,24 +104,26 @@ ProfileRecord summarize_profile(const NcuTable& table, const MetricTable& metric
   p.clock_control = ctx.clock_control;
   p.metric_table = metrics.name;
   p.calls = ctx.calls;
-  std::vector<std::string> order;  // kernel names in the order of their first launch
-  std::map<std::string, std::vector<const NcuRow*>> by_name;
+  // Launches grouped by kernel and launch shape: one kernel run at two grids (a GEMM at two
+  // sizes) is two entries, so that each entry's medians describe launches alike.
+  using Key = std::tuple<std::string, std::string, std::string>;  // name, grid, block
+  std::vector<Key> order;  // in the order of their first launch
+  std::map<Key, std::vector<const NcuRow*>> by_launch;
   for (const NcuRow& r : table.rows) {
     if (is_assay_timing_kernel(r.kernel)) {
       if (std::find(p.excluded.begin(), p.excluded.end(), r.kernel) == p.excluded.end()) p.excluded.push_back(r.kernel);
       continue;
     }
-    auto& rows = by_name[r.kernel];
-    if (rows.empty()) order.push_back(r.kernel);
+    const Key key{r.kernel, r.grid, r.block};
+    auto& rows = by_launch[key];
+    if (rows.empty()) order.push_back(key);
     rows.push_back(&r);
   }
   if (order.empty())
     throw std::invalid_argument("ncu profiled no kernel of the case's calls" +
                                 std::string(table.errors.empty() ? "" : " (ncu: " + table.errors.front() + ")"));
-  for (const auto& name : order) p.kernels.push_back(kernel_record(name, by_name[name], metrics));
-  const auto per_call = [&](const KernelProfileRecord& k) {
-    return k.duration_ns * static_cast<double>(k.launches) / static_cast<double>(ctx.calls);
-  };
+  for (const auto& key : order) p.kernels.push_back(kernel_record(std::get<0>(key), by_launch[key], metrics));
+  const auto per_call = [&](const KernelProfileRecord& k) { return k.total_ns / static_cast<double>(ctx.calls); };
   std::stable_sort(p.kernels.begin(), p.kernels.end(),
                    [&](const auto& a, const auto& b) { return per_call(a) > per_call(b); });
   for (const auto& k : p.kernels) p.kernel_ns_per_call += per_call(k);

@@ -208,7 +208,7 @@ TuneOutcome search_variants(const std::vector<std::string>& variants, const std:
     throw std::invalid_argument("tune: the baseline '" + baseline + "' is also a variant");
   TuneOutcome out;
   out.baseline = baseline;
-  for (const auto& name : variants) out.variants.push_back(VariantOutcome{name, "", {}, 0, 0, "", false});
+  for (const auto& name : variants) out.variants.push_back(VariantOutcome{.name = name});
   Search search(shapes, evaluator, o, out);
   try {
     search.check_baseline();
@@ -216,16 +216,15 @@ TuneOutcome search_variants(const std::vector<std::string>& variants, const std:
     std::vector<std::size_t> checked;
     for (std::size_t i = 0; i < out.variants.size(); ++i) {
       VariantOutcome& v = out.variants[i];
-      bool skipped = false;
       for (std::size_t s = 0; s < shapes && v.check_failure.empty(); ++s)
         if (const std::string why = evaluator.check(v.name, s); !why.empty()) {
           v.check_failure = fmt::format("shape {}: {}", s, why);
-          skipped = is_skip(why);
+          v.check = is_skip(why) ? CheckEnd::skipped : CheckEnd::failed;
         }
       // A check the evaluator skipped (its backend cannot run here) is no failure of the variant;
       // it is out all the same.
-      if (!v.check_failure.empty())
-        v.dropped = (skipped ? "not run here (" : "failed its check (") + v.check_failure + ")";
+      if (v.check != CheckEnd::passed)
+        v.dropped = (v.check == CheckEnd::skipped ? "not run here (" : "failed its check (") + v.check_failure + ")";
       else
         checked.push_back(i);
     }

@@ -47,6 +47,10 @@ struct TuneOptions {
   stats::Thresholds thresholds;
 };
 
+// How a variant's check ended: the CLI's exit status tells a variant that failed from one whose
+// backend cannot run here.
+enum class CheckEnd { passed, skipped, failed };
+
 struct VariantOutcome {
   std::string name;
   std::string check_failure;    // "" when every shape passed
@@ -55,6 +59,7 @@ struct VariantOutcome {
   double budget = 0;            // the largest budget it was measured with (0: never timed)
   std::string dropped;          // why it is out, or ""
   bool elite = false;
+  CheckEnd check = CheckEnd::passed;  // failed or skipped: check_failure says where and why
 };
 
 struct Promotion {

@@ -88,6 +88,18 @@ TEST(ProfileCli, AWindowThatNeverOpenedIsAnErrorNotAnEmptyProfile) {
   fs::remove_all(d);
 }
 
+TEST(ProfileCli, NcuErrorsBesideRowsMakeTheCaseAnError) {
+  // ncu profiled some kernels and failed on another: the profile would miss that one's time.
+  const fs::path d = fresh_dir("profile-ncu-error");
+  const auto r = run_assay("profile tests/data/adapter_fake.toml --device cpu --metric-table sm_90 --filter tvm --out " +
+                               (d / "out").string(),
+                           fake_ncu_env("error_blocking_kernel", d / "args"));
+  EXPECT_EQ(r.code, 4) << r.out;
+  EXPECT_NE(r.out.find("ncu reported errors, so the profile may miss kernels: Failed to profile \"blocking_kernel\""),
+            std::string::npos) << r.out;
+  fs::remove_all(d);
+}
+
 TEST(ProfileCli, AWrongOutputOfTheProfiledCallFailsTheCase) {
   const fs::path d = fresh_dir("profile-wrong");
   const auto r = run_assay("profile tests/data/adapter_fake.toml --device cpu --metric-table sm_90 --filter tvm --out " +
@@ -113,6 +125,9 @@ TEST(ProfileCli, WithoutNcuOrAGpuNothingRuns) {
                 "ASSAY_NCU=/nonexistent/ncu");
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_NE(r.out.find("ASSAY_NCU=/nonexistent/ncu: not an executable file"), std::string::npos) << r.out;
+  r = run_assay("profile tests/data/adapter_fake.toml --device cpu --out " + (d / "out").string(), "ASSAY_NCU=/tmp");
+  EXPECT_EQ(r.code, 3) << r.out;  // a folder passes access(X_OK)
+  EXPECT_NE(r.out.find("ASSAY_NCU=/tmp: not an executable file"), std::string::npos) << r.out;
   // The host has no GPU kernels; an unknown metric table is named with the known ones.
   r = run_assay("profile tests/data/adapter_fake.toml --device cpu --out " + (d / "out").string(),
                 "ASSAY_NCU=tests/data/ncu/fake_ncu.sh");

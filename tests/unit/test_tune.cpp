@@ -14,25 +14,39 @@ using namespace assay::tune;
 
 TEST(Bottleneck, TheDecisionTree) {
   struct Row {
-    KernelMetrics m;
+    KernelMetrics m;  // tensor pipe, SM throughput, DRAM, memory (L1/shared/L2/DRAM) throughput
     Bottleneck want;
   };
+  const std::optional<double> none;
   const Row rows[] = {
-      {{85, 60, 30}, Bottleneck::compute},  // a GEMM: tensor pipe busy, DRAM not
-      {{5, 20, 88}, Bottleneck::memory},    // a copy
-      {{60, 70, 75}, Bottleneck::memory},   // DRAM > 70% wins over a busy pipe
-      {{0, 80, 20}, Bottleneck::compute},   // no tensor pipe: SM throughput is the compute side
-      {{10, 15, 20}, Bottleneck::latency},  // little in flight
-      {{45, 50, 50}, Bottleneck::mixed},
-      {{30, 30, 70}, Bottleneck::mixed},    // exactly 70% is not over it
+      {{85, 85, 30, 45}, Bottleneck::compute},   // a GEMM: tensor pipe busy, DRAM not
+      {{5, 20, 88, 88}, Bottleneck::memory},     // a copy
+      {{60, 70, 75, 75}, Bottleneck::memory},    // DRAM > 70% and above the compute side
+      {{0, 80, 20, 30}, Bottleneck::compute},    // no tensor pipe: SM throughput is the compute side
+      {{5, 85, 20, 30}, Bottleneck::compute},    // an FMA-bound softmax: the SM, not the idle tensor pipe
+      {{10, 15, 20, 25}, Bottleneck::latency},   // little in flight
+      {{10, 30, 10, 92}, Bottleneck::memory},    // shared-memory bound: DRAM idle, L1 saturated
+      {{70, 70, 29, 80}, Bottleneck::memory},    // a GEMM bound by its shared-memory traffic
+      {{90, 90, 30, 80}, Bottleneck::compute},   // both high, compute higher
+      {{45, 50, 50, 50}, Bottleneck::mixed},
+      {{30, 30, 70, 70}, Bottleneck::mixed},     // exactly 70% is not over it
+      {{none, none, none, none}, Bottleneck::unknown},   // ncu reported nothing: no class, not "latency"
+      {{none, none, 20, 20}, Bottleneck::unknown},       // memory alone cannot say latency or compute
+      {{none, none, 90, 90}, Bottleneck::memory},        // ... but can say memory-bound
+      {{85, none, 20, none}, Bottleneck::compute},
   };
   for (const auto& r : rows) {
     const Diagnosis d = diagnose(r.m);
     EXPECT_EQ(d.kind, r.want) << d.rule;
     EXPECT_FALSE(d.advice.empty());
   }
-  EXPECT_EQ(diagnose({85, 60, 30}).rule, "tensor pipe > 50% and DRAM <= 70% (tensor pipe 85%, DRAM 30%)");
+  EXPECT_EQ(diagnose({85, 60, 30, 45}).rule,
+            "tensor pipe > 50%, memory below 70% or below it (tensor pipe 85%, L1/shared/L2 45%)");
+  EXPECT_EQ(diagnose({10, 30, 10, 92}).rule, "L1/shared/L2 > 70%, at least the compute side (SM throughput 30%, L1/shared/L2 92%)");
+  EXPECT_EQ(diagnose({none, none, none, none}).rule,
+            "ncu reported no compute throughput, and the other side decides nothing (tensor pipe not reported, DRAM not reported)");
   EXPECT_EQ(bottleneck_name(Bottleneck::latency), "latency-bound");
+  EXPECT_EQ(bottleneck_name(Bottleneck::unknown), "unknown");
 }
 
 TEST(Bottleneck, RooflineOfAGemmAndACopy) {

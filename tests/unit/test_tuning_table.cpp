@@ -38,7 +38,7 @@ TuneRunOutcome outcome(const std::string& baseline, std::vector<stats::Verdict> 
   t.variants = {{"wide", "assay@wgmma_128x256", {}}, {"narrow", "assay@wgmma_128x64", {}}, {"bad", "assay@x", {}}};
   tune::VariantOutcome wide{"wide", "", {1.10, 1.08, 1.01}, 0, 1.0, "", true};
   tune::VariantOutcome narrow{"narrow", "", {1.00, 1.00, 1.30}, 0, 1.0, "regresses on 2 of 3 shapes", false};
-  tune::VariantOutcome bad{"bad", "check-failed: wrong", {}, 0, 0, "failed its check", false};
+  tune::VariantOutcome bad{"bad", "check-failed: wrong", {}, 0, 0, "failed its check", false, tune::CheckEnd::failed};
   t.result.variants = {wide, narrow, bad};
   t.result.elite = {"wide"};
   t.result.promotion = tune::Promotion{"wide", promoted, std::move(verdicts), "as given"};
