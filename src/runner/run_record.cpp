@@ -10,7 +10,6 @@
 namespace assay::runner {
 
 using measure::cuda_library_versions;
-using measure::describe_cuda_device;
 
 RunRecord describe_run(const RunOptions& opt, const suite::Suite& s, const Executors& ex,
                        const std::vector<std::string>& devices) {
@@ -28,9 +27,7 @@ RunRecord describe_run(const RunOptions& opt, const suite::Suite& s, const Execu
   run.mode = opt.check_only ? "check" : opt.mode.value_or(s.benches.front().measure.mode);
   for (const auto& b : s.benches)
     if (!opt.check_only && !opt.mode && b.measure.mode != run.mode) run.mode = "mixed";
-  run.device = ex.device;
-  if (devices.front() != opt.device)
-    if (auto d = describe_cuda_device(devices.front())) run.device = *d;
+  run.device = ex.device;  // with --devices, the first listed GPU (runner.cpp)
   if (!ex.cuda_ok && !opt.check_only) run.mode = "cpu";  // every case is measured by the host clock
   run.shard = opt.shard_count > 1 ? std::to_string(opt.shard_index) + "/" + std::to_string(opt.shard_count) : "";
   run.libraries = cuda_library_versions();

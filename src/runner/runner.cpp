@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <exception>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -101,6 +102,9 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
   }
   Executors ex = make_executors(opt.device, !opt.isolate, needs_cuda(backends));
   const std::vector<std::string> devices = resolve_devices(opt, ex);
+  // With --devices, the run's GPU (run.device, its driver and NVML state, the doctor's line) is
+  // the first listed one, not --device's (which runs nothing then); the others are the same kind.
+  if (ex.cuda_ok && devices.front() != opt.device) ex = make_executors(devices.front(), !opt.isolate, true);
   RunOutcome out;
   out.doc.run = describe_run(opt, s, ex, devices);
   if (opt.profile) {  // no timing in this document: its cases carry profiles
@@ -223,8 +227,25 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
   if (devices.size() == 1) {
     device_loop(devices.front());
   } else {
-    std::vector<std::jthread> threads;
-    for (const auto& d : devices) threads.emplace_back(device_loop, d);
+    // An error on one device's thread (an unwritable results file, a scratch folder that cannot
+    // be made) must not terminate the process: the first is kept, no thread takes another point,
+    // the others finish the points they hold, and it is thrown here as with one device.
+    std::exception_ptr first_error;
+    std::mutex error_lock;
+    {
+      std::vector<std::jthread> threads;
+      for (const auto& d : devices)
+        threads.emplace_back([&, d] {
+          try {
+            device_loop(d);
+          } catch (...) {
+            next_point = points.size();
+            std::lock_guard<std::mutex> g(error_lock);
+            if (!first_error) first_error = std::current_exception();
+          }
+        });
+    }
+    if (first_error) std::rethrow_exception(first_error);
   }
   out.doc.run.finished_utc = utc_now_iso8601();
   out.interrupted_by = interrupt_signal();

@@ -251,6 +251,19 @@ TEST(Cli, GpuSuiteWithoutGpuSaysNoCudaDevice) {
   EXPECT_NE(r.out.find("skipped: no CUDA device"), std::string::npos) << r.out;
 }
 
+// --devices asks for GPUs: where there is none it is bad usage (exit 3), not a skipped run, and
+// nothing is written.
+TEST(Cli, DevicesWithoutGpuIsBadUsage) {
+  if (have_gpu()) GTEST_SKIP() << "a CUDA device is present; this test is for machines without one";
+  const fs::path out = fresh_dir("devices-nogpu");
+  for (const char* list : {"all", "0,1"}) {
+    const auto r = run(std::string("run suites/gemm.toml --devices ") + list + " --out " + out.string());
+    EXPECT_EQ(r.code, 3) << r.out;
+    EXPECT_NE(r.out.find("--devices: no CUDA device here"), std::string::npos) << r.out;
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(CliGpu, TooLargeForDeviceMemoryIsACaseErrorAndTheRestRuns) {
   if (!have_gpu()) GTEST_SKIP() << "skipped: no CUDA device";
   const fs::path out = fresh_dir("toolarge");

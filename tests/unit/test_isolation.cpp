@@ -174,8 +174,13 @@ TEST(Sharding, ShardsPartitionThePointsAndMergeBack) {
 TEST(Isolation, TwoWorkersInParallelKeepPlanOrder) {
   if (!have_gpu()) GTEST_SKIP() << "skipped: no CUDA device";
   const fs::path out = fresh_dir("devices");
-  // Two worker threads on one GPU exercise the --devices scheduler where only one GPU exists.
-  const auto r = run_assay("run tests/data/gpu_small.toml --devices 0,0 --no-history --out " + out.string());
+  // Two worker threads on one GPU exercise the --devices scheduler where only one GPU exists: a
+  // listed device twice is refused, but for this test's hook.
+  const auto refused = run_assay("run tests/data/gpu_small.toml --devices 0,00 --no-history --out " + out.string());
+  EXPECT_EQ(refused.code, 3) << refused.out;
+  EXPECT_NE(refused.out.find("--devices: device 0 is listed twice"), std::string::npos) << refused.out;
+  const auto r = run_assay("run tests/data/gpu_small.toml --devices 0,0 --no-history --out " + out.string(),
+                           "ASSAY_ALLOW_SHARED_DEVICES=1");
   ASSERT_EQ(r.code, 0) << r.out;
   const ResultsDocument d = only_results(out);
   ASSERT_EQ(d.cases.size(), 4u);
