@@ -13,6 +13,7 @@ namespace {
 struct HistoryFlags {
   std::string history, bench, case_regex, since, suite;
   int limit = 20;
+  long long window = 50;
   double min_change_pct = 2.0;
   stats::ChangePointOptions cp;
 };
@@ -24,15 +25,22 @@ Action add_history_command(CLI::App& app) {
   app.add_option("--bench", f->bench, "show the trends of this bench's cases");
   app.add_option("--case", f->case_regex, "show the trends of cases whose id matches this regex");
   app.add_option("--since", f->since, "only runs since: 30d, 12h, 2w, 45m, or a UTC date 2026-11-01");
-  app.add_option("--suite", f->suite, "list only runs of this suite");
-  app.add_option("--limit", f->limit, "list at most this many runs (0: all)")->capture_default_str();
+  CLI::Option* suite = app.add_option("--suite", f->suite, "list only runs of this suite");
+  CLI::Option* limit = app.add_option("--limit", f->limit, "list at most this many runs (0: all)")->capture_default_str();
   app.add_option("--min-change", f->min_change_pct, "smallest change point reported, in %")->capture_default_str();
   app.add_option("--max-p", f->cp.max_p_value, "largest t-test p-value of a change point")->capture_default_str();
-  app.add_option("--window", f->cp.window, "E-divisive window, in runs")->capture_default_str();
+  app.add_option("--window", f->window, "E-divisive window, in runs (at least 4)")->capture_default_str();
 
-  return [f, history]() -> int {
+  return [f, history, suite, limit]() -> int {
     if (history->count() && f->history.empty()) throw InputError("--history '': name a history database file");
-    // E-divisive stops at the first candidate whose p-value is not below --max-p: 1 never stops it.
+    if (f->window < 4) throw InputError("--window " + std::to_string(f->window) + ": at least 4 runs");
+    f->cp.window = static_cast<std::size_t>(f->window);
+    if (f->limit < 0) throw InputError("--limit " + std::to_string(f->limit) + ": a count, >= 0 (0: all)");
+    if ((!f->bench.empty() || !f->case_regex.empty()) && (suite->count() || limit->count()))
+      throw InputError(std::string(suite->count() ? "--suite" : "--limit") +
+                       " lists runs: it does not apply to the trends of --bench or --case");
+    // E-divisive's first pass keeps candidates up to 10 x --max-p (then the merge holds them to
+    // --max-p): 1 would never stop it.
     if (!(f->cp.max_p_value > 0 && f->cp.max_p_value < 1))
       throw InputError("--max-p " + std::to_string(f->cp.max_p_value) + ": a p-value in (0, 1)");
     if (!(f->min_change_pct >= 0)) throw InputError("--min-change " + std::to_string(f->min_change_pct) + ": a change in %, >= 0");

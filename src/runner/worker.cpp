@@ -98,18 +98,30 @@ CaseRecord run_case_in_worker(const verify::ResolvedCase& rc, double timeout_s, 
     rec.reason = "cannot start the worker: " + r.error;
     return rec;
   }
+  // Under a profiler (assay profile) the exit status and the time are the profiler's too.
+  const std::string wrapper =
+      program.wrapper.empty() ? "" : std::filesystem::path(program.wrapper.front()).filename().string();
   if (r.timed_out) {
     rec.status = CaseStatus::timeout;
-    rec.reason = "the worker was killed after " + std::to_string(static_cast<int>(limits.timeout_s)) +
-                 " s (case_timeout_s): the case hung";
+    rec.reason = wrapper.empty() ? "the worker was killed after " + std::to_string(static_cast<int>(limits.timeout_s)) +
+                                       " s (case_timeout_s): the case hung"
+                                 : "the worker under " + wrapper + " was killed after " +
+                                       std::to_string(static_cast<int>(limits.timeout_s)) +
+                                       " s (--timeout; the profiler replays every kernel of the window)";
     rec.stderr_tail = r.err_tail;
     rec.worker_wall_s = r.wall_s;
     return rec;
   }
-  if (r.exit_code == 0 && !r.stdout_overflow) {
+  if ((r.exit_code == 0 || !wrapper.empty()) && !r.stdout_overflow) {
     try {
       rec = parse_case_json(r.out, "worker of " + rc.id);
       rec.worker_wall_s = r.wall_s;
+      if (r.exit_code != 0) {  // the worker wrote its record, then the profiler failed
+        if (rec.status == CaseStatus::ok) rec.status = CaseStatus::error;
+        rec.reason += (rec.reason.empty() ? "" : "; ") + wrapper + " exited with code " + std::to_string(r.exit_code) +
+                      " after the worker's record";
+        rec.stderr_tail = r.err_tail;
+      }
       if (sanitize && rc.check_only && find_backend(rc.runner_backend())->target() == Target::cuda) {
         const std::string sanitizer = find_compute_sanitizer();
         if (sanitizer.empty()) {
@@ -138,8 +150,9 @@ CaseRecord run_case_in_worker(const verify::ResolvedCase& rc, double timeout_s, 
     }
   }
   rec.status = CaseStatus::crashed;
-  rec.reason = r.signal ? "the worker died of signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) + ")"
-                        : "the worker exited with code " + std::to_string(r.exit_code) + " without a case record";
+  const std::string who = wrapper.empty() ? "the worker" : "the worker under " + wrapper;
+  rec.reason = r.signal ? who + " died of signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) + ")"
+                        : who + " exited with code " + std::to_string(r.exit_code) + " without a case record";
   rec.stderr_tail = r.err_tail;
   rec.worker_wall_s = r.wall_s;
   return rec;

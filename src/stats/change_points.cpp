@@ -11,6 +11,14 @@
 namespace assay::stats {
 namespace {
 
+// A level is at least two runs: one run (on a busy machine, say) is no new level, and a split
+// that leaves one run on a side is not proposed.
+constexpr std::size_t kMinSegment = 2;
+
+bool constant(std::span<const double> v) {
+  return std::all_of(v.begin(), v.end(), [&](double x) { return x == v.front(); });
+}
+
 double mean_of(std::span<const double> v) {
   return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
@@ -32,7 +40,11 @@ ChangePoint evaluate(std::span<const double> series, std::size_t index, const st
   cp.mean_before = mean_of(before);
   cp.mean_after = mean_of(after);
   cp.magnitude = cp.mean_before != 0 ? (cp.mean_after - cp.mean_before) / cp.mean_before : 0.0;
+  if (before.size() < kMinSegment || after.size() < kMinSegment) return cp;  // p = 1
   cp.p_value = student_t_test_p(before, after);
+  // Two constant sides give p = 0 whatever their sizes: quantised medians (equal to the ns) make
+  // that common, so it takes three runs a side to call such a step.
+  if (constant(before) && constant(after) && std::min(before.size(), after.size()) < 3) cp.p_value = 1;
   return cp;
 }
 
@@ -55,6 +67,7 @@ Split best_split(std::span<const double> x, std::size_t lo, std::size_t hi) {
       for (std::size_t i = lo; i < tau; ++i) between += std::abs(x[i] - y);
       for (std::size_t j = tau; j + 1 < kappa; ++j) right += std::abs(x[j] - y);
       const double k = static_cast<double>(kappa - tau);
+      if (tau - lo < kMinSegment || kappa - tau < kMinSegment) continue;  // the sums still grow
       double q = 2.0 / (m + k) * between;
       if (m > 1) q -= 2.0 * k / ((m + k) * (m - 1)) * left;
       if (k > 1) q -= 2.0 * m / ((m + k) * (k - 1)) * right;
@@ -64,12 +77,10 @@ Split best_split(std::span<const double> x, std::size_t lo, std::size_t hi) {
   return best;
 }
 
-// Otava's change_magnitude: the larger of the relative changes forward and backward.
-double symmetric_magnitude(const ChangePoint& cp) {
-  const double forward = cp.mean_before != 0 ? cp.mean_after / cp.mean_before - 1 : 0;
-  const double backward = cp.mean_after != 0 ? cp.mean_before / cp.mean_after - 1 : 0;
-  return std::max(std::abs(forward), std::abs(backward));
-}
+// The size of a change as it is reported (|after / before - 1|), which --min-change is held to.
+// (Otava takes the larger of the forward and backward changes, so a 9.5% drop would pass a 10%
+// floor while printed as -9.5%.)
+double symmetric_magnitude(const ChangePoint& cp) { return std::abs(cp.magnitude); }
 // E-divisive over one window: indices relative to the window.
 std::vector<std::size_t> e_divisive(std::span<const double> x, double max_p_value) {
   std::vector<std::size_t> points;

@@ -14,10 +14,14 @@
 //    the t-test of the segments on its two sides gives p <= 10 * max_p_value, else stop.
 // 2. Merge: with all candidates together, recompute each one's t-test against its neighbours;
 //    repeatedly drop the weakest (the largest p-value when it is >= max_p_value, else the
-//    smallest magnitude when it is <= min_magnitude; magnitude = max(|after/before - 1|,
-//    |before/after - 1|) as in Otava) and test its neighbours again, until all pass.
-// Unlike Otava (which passes population standard deviations to scipy), the t-test uses the
-// sample variances, as the textbook test does.
+//    smallest magnitude when it is <= min_magnitude; magnitude = |after/before - 1|, the change
+//    as reported) and test its neighbours again, until all pass.
+// Unlike Otava: the t-test uses the sample variances, as the textbook test does (Otava passes
+// population standard deviations to scipy); a level is at least two runs (no split leaves one run
+// on a side), and two constant sides need three runs each (their t-test would give p = 0); the
+// magnitude floor applies to the change as printed (Otava's is the larger of the forward and
+// backward changes). Known limit: the t-test is of means, so one run several times slower in a
+// segment inflates its variance and can hide a real step next to it.
 #pragma once
 
 #include <cstddef>

@@ -51,7 +51,7 @@ Diagnosis diagnose(const KernelMetrics& m) {
             "held in registers, wider or asynchronous copies"};
   }
   if (compute.pct && *compute.pct > 50)
-    return {Bottleneck::compute, compute.unit + " > 50%, memory below 70% or below it (" + numbers + ")",
+    return {Bottleneck::compute, compute.unit + " > 50% (memory <= 70%, or below the compute side) (" + numbers + ")",
             "compute-bound: raise occupancy or instruction-level parallelism, cut synchronisation and issue stalls"};
   if (!compute.pct || !memory.pct)
     return {Bottleneck::unknown, "ncu reported no " + std::string(!compute.pct ? "compute" : "memory") +

@@ -368,5 +368,15 @@ TEST(Cli, ConcurrentRunsIntoOneFolderKeepEveryDocumentAndRow) {
   const auto history = run("history --history " + db);
   EXPECT_EQ(history.code, 0) << history.out;
   EXPECT_EQ(std::count(history.out.begin(), history.out.end(), '\n'), 9) << history.out;  // header + 8 runs
+  // Flags that cannot apply are refused, naming them (exit 3), not wrapped or ignored.
+  for (const auto& [flags, want] : std::vector<std::pair<std::string, std::string>>{
+           {"--bench gemm-cpu --window 3", "--window 3: at least 4 runs"},
+           {"--bench gemm-cpu --window -1", "--window -1: at least 4 runs"},
+           {"--limit -2", "--limit -2: a count"},
+           {"--bench gemm-cpu --suite cpu_small", "--suite lists runs: it does not apply to the trends"}}) {
+    const auto bad = run("history --history " + db + " " + flags);
+    EXPECT_EQ(bad.code, 3) << flags << ": " << bad.out;
+    EXPECT_NE(bad.out.find(want), std::string::npos) << flags << ": " << bad.out;
+  }
   fs::remove_all(out);
 }

@@ -242,6 +242,39 @@ TEST(ChangePoints, TwoStepsInALongSeriesAcrossWindows) {
   EXPECT_EQ(big[0].index, 70u);
 }
 
+// A level is at least two runs, and constant sides (quantised medians) need three a side: the
+// newest run alone is no change point, however exactly equal the runs before it.
+TEST(ChangePoints, OneRunIsNoLevel) {
+  EXPECT_TRUE(detect_change_points(std::vector<double>{100, 120, 120}).empty());
+  std::vector<double> flat(39, 100.0);
+  flat.push_back(103);
+  EXPECT_TRUE(detect_change_points(flat).empty());
+  flat.push_back(103);  // two runs at the new level, both sides constant: not yet
+  EXPECT_TRUE(detect_change_points(flat).empty());
+  flat.push_back(103);
+  const auto cps = detect_change_points(flat);
+  ASSERT_EQ(cps.size(), 1u);
+  EXPECT_EQ(cps[0].index, 39u);
+  // A noisy series whose newest run is 3x: no change point at it.
+  assay::test::SampleSource src(3);
+  auto noisy = src.lognormal(40, 100, 0.01);
+  noisy.back() *= 3;
+  EXPECT_TRUE(detect_change_points(noisy).empty());
+}
+
+// --min-change holds the change as printed: a 9.5% drop is under a 10% floor (its backward change,
+// 10.5%, is not what is reported).
+TEST(ChangePoints, TheMagnitudeFloorIsTheReportedChange) {
+  assay::test::SampleSource src(5);
+  auto series = src.lognormal(30, 100, 0.002);
+  const auto after = src.lognormal(30, 90.5, 0.002);
+  series.insert(series.end(), after.begin(), after.end());
+  const auto found = detect_change_points(series, {50, 0.001, 0.09});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NEAR(found[0].magnitude, -0.095, 0.005);
+  EXPECT_TRUE(detect_change_points(series, {50, 0.001, 0.10}).empty());
+}
+
 TEST(ChangePoints, StudentTTestOfTwoSegments) {
   // t = (5 - 3) / sqrt(2.5 * (1/5 + 1/5)) = 2 with 8 degrees of freedom.
   const std::vector<double> a = {1, 2, 3, 4, 5}, b = {3, 4, 5, 6, 7};

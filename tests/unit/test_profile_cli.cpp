@@ -100,6 +100,17 @@ TEST(ProfileCli, NcuErrorsBesideRowsMakeTheCaseAnError) {
   fs::remove_all(d);
 }
 
+TEST(ProfileCli, AProfilerThatFailsAfterTheRecordIsNamedNotACrash) {
+  const fs::path d = fresh_dir("profile-ncu-exit");
+  const auto r = run_assay("profile tests/data/adapter_fake.toml --device cpu --metric-table sm_90 --filter tvm --out " +
+                               (d / "out").string(),
+                           fake_ncu_env("square_torch", d / "args") + " FAKE_NCU_EXIT=9");
+  EXPECT_EQ(r.code, 4) << r.out;
+  EXPECT_NE(r.out.find("fake_ncu.sh exited with code 9 after the worker's record"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("crashed"), std::string::npos) << r.out;
+  fs::remove_all(d);
+}
+
 TEST(ProfileCli, AWrongOutputOfTheProfiledCallFailsTheCase) {
   const fs::path d = fresh_dir("profile-wrong");
   const auto r = run_assay("profile tests/data/adapter_fake.toml --device cpu --metric-table sm_90 --filter tvm --out " +

@@ -41,7 +41,7 @@ TEST(Bottleneck, TheDecisionTree) {
     EXPECT_FALSE(d.advice.empty());
   }
   EXPECT_EQ(diagnose({85, 60, 30, 45}).rule,
-            "tensor pipe > 50%, memory below 70% or below it (tensor pipe 85%, L1/shared/L2 45%)");
+            "tensor pipe > 50% (memory <= 70%, or below the compute side) (tensor pipe 85%, L1/shared/L2 45%)");
   EXPECT_EQ(diagnose({10, 30, 10, 92}).rule, "L1/shared/L2 > 70%, at least the compute side (SM throughput 30%, L1/shared/L2 92%)");
   EXPECT_EQ(diagnose({none, none, none, none}).rule,
             "ncu reported no compute throughput, and the other side decides nothing (tensor pipe not reported, DRAM not reported)");
