@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <regex>
+#include <unordered_map>
 
 #include "core/error.hpp"
 #include "report/compare_outputs.hpp"
@@ -56,8 +57,13 @@ std::vector<CaseTrend> case_trends(const std::vector<store::CasePoint>& points, 
   std::vector<CaseTrend> trends;
   std::map<std::string, std::size_t> by_key;
   std::vector<std::map<std::string, std::vector<double>>> medians;
+  std::unordered_map<std::string, bool> matches;  // the regex once per case id, not once per row
   for (const auto& p : points) {
-    if (re && !std::regex_search(p.case_id, *re)) continue;
+    if (re) {
+      auto [m, fresh] = matches.try_emplace(p.case_id, false);
+      if (fresh) m->second = std::regex_search(p.case_id, *re);
+      if (!m->second) continue;
+    }
     auto [it, inserted] = by_key.try_emplace(p.case_key, trends.size());
     if (inserted) {
       trends.push_back({p.case_id, p.case_key, {}, {}});
