@@ -22,7 +22,7 @@ struct Pick {
 TEST(TileHeuristic, SquareSizesOfRecordPickTheMeasuredTiles16Bit) {
   for (const Pick p : {Pick{1024, 64, 1}, Pick{2048, 256, 1}, Pick{3072, 192, 1, 192}, Pick{4096, 256, 2},
                        Pick{6144, 192, 1, 192}, Pick{8192, 192, 1}}) {
-    const auto t = choose_tile(false, p.size, p.size, kH100Sms);
+    const auto t = choose_tile(false, p.size, p.size, p.size, kH100Sms);
     EXPECT_EQ(t.tile_m, p.tile_m) << p.size;
     EXPECT_EQ(t.tile_n, p.tile_n) << p.size;
     EXPECT_EQ(t.cluster, p.cluster) << p.size;
@@ -31,16 +31,39 @@ TEST(TileHeuristic, SquareSizesOfRecordPickTheMeasuredTiles16Bit) {
 
 TEST(TileHeuristic, F16PairsOnlyFromFourToSevenWaves) {
   // 8192 x 4096: 1024 tiles of 128x256, eight waves: alone (the pair lost at 16 waves).
-  EXPECT_EQ(choose_tile(false, 8192, 4096, kH100Sms).tile_n, 256);
-  EXPECT_EQ(choose_tile(false, 8192, 4096, kH100Sms).cluster, 1);
+  EXPECT_EQ(choose_tile(false, 8192, 4096, 4096, kH100Sms).tile_n, 256);
+  EXPECT_EQ(choose_tile(false, 8192, 4096, 4096, kH100Sms).cluster, 1);
   // 4096 x 4096 on 114 SMs (an H100 PCIe): 512 tiles, five waves: paired.
-  EXPECT_EQ(choose_tile(false, 4096, 4096, 114).cluster, 2);
+  EXPECT_EQ(choose_tile(false, 4096, 4096, 4096, 114).cluster, 2);
+}
+
+// Rows off 32 bytes (k or n not a multiple of 16): pairs, and the narrow tiles count as slower. The picks
+// at the shapes the sweep that set the rule measured (docs/kernels/hopper-gemm.md, "Pitches off 32 bytes"),
+// with the time of the pick relative to the best of 10 configurations there.
+TEST(TileHeuristic, RowsOffThirtyTwoBytesRunInPairs) {
+  struct Shape {
+    int m, n, k, tile_m, tile_n, cluster;
+  };
+  for (const Shape s : {Shape{3000, 7000, 4000, 192, 192, 2},    // 1.000 (alone 128 x 192: 1.66)
+                        Shape{3296, 3112, 7224, 128, 256, 2},    // 1.035 (before: 128 x 128 alone, 1.77)
+                        Shape{1100, 3208, 1592, 128, 256, 2},    // 1.000 (before: 128 x 256 alone, 1.28)
+                        Shape{8145, 712, 832, 128, 192, 2},      // 1.000 (before: 128 x 192 alone, 1.28)
+                        Shape{261, 1352, 2328, 128, 64, 1}}) {   // 1.000: the 64-wide tile stays alone
+    const auto t = choose_tile(false, s.m, s.n, s.k, kH100Sms);
+    EXPECT_EQ(t.tile_m, s.tile_m) << s.m << "x" << s.n << "x" << s.k;
+    EXPECT_EQ(t.tile_n, s.tile_n) << s.m << "x" << s.n << "x" << s.k;
+    EXPECT_EQ(t.cluster, s.cluster) << s.m << "x" << s.n << "x" << s.k;
+  }
+  // The same m and n with k and n on 32 bytes keep the rule of record: 128 x 192 alone.
+  EXPECT_EQ(choose_tile(false, 3000, 7040, 4000, kH100Sms).cluster, 1);
+  // fp8 is unchanged by it (not measured there): 1-byte rows, its own pairing rule.
+  EXPECT_EQ(choose_tile(true, 3000, 7000, 4008, kH100Sms).tile_n, choose_tile(true, 3000, 7000, 4096, kH100Sms).tile_n);
 }
 
 TEST(TileHeuristic, SquareSizesOfRecordPickTheMeasuredTilesFp8) {
   for (const Pick p : {Pick{1024, 64, 1}, Pick{2048, 128, 1}, Pick{3072, 192, 1}, Pick{4096, 208, 2},
                        Pick{6144, 192, 2}, Pick{8192, 192, 2}}) {
-    const auto t = choose_tile(true, p.size, p.size, kH100Sms);
+    const auto t = choose_tile(true, p.size, p.size, p.size, kH100Sms);
     EXPECT_EQ(t.tile_m, 128) << p.size;
     EXPECT_EQ(t.tile_n, p.tile_n) << p.size;
     EXPECT_EQ(t.cluster, p.cluster) << p.size;
@@ -51,16 +74,20 @@ TEST(TileHeuristic, EveryPickExistsForItsDtype) {
   for (const bool fp8 : {false, true})
     for (const int m : {1, 100, 128, 129, 1000, 4999, 8192})
       for (const int n : {8, 64, 176, 200, 1000, 4992, 8192})
-        for (const int sms : {1, 66, 114, 132}) {
-          const auto t = choose_tile(fp8, m, n, sms);
-          EXPECT_TRUE(tile_built(fp8, t.tile_m, t.tile_n)) << fp8 << " " << m << "x" << n << " on " << sms;
-          // Clusters of 2 exist for every width; the heuristic pairs fp8's 128/176/192/208 and f16/bf16's 256.
-          EXPECT_TRUE(t.cluster == 1 ||
-                      (t.cluster == 2 && t.tile_m == 128 &&
-                       (fp8 ? t.tile_n == 128 || t.tile_n == 176 || t.tile_n == 192 || t.tile_n == 208
-                            : t.tile_n == 256)))
-              << fp8 << " " << m << "x" << n;
-        }
+        for (const int k : {16, 4000, 4008})
+          for (const int sms : {1, 66, 114, 132}) {
+            const auto t = choose_tile(fp8, m, n, k, sms);
+            EXPECT_TRUE(tile_built(fp8, t.tile_m, t.tile_n)) << fp8 << " " << m << "x" << n << " on " << sms;
+            // Clusters of 2 exist for every width; the heuristic pairs fp8's 128/176/192/208, f16/bf16's
+            // 256, and with rows off 32 bytes every 16-bit tile but the 64-wide one.
+            const bool split = k % 16 != 0 || n % 16 != 0;
+            EXPECT_TRUE(t.cluster == 1 ||
+                        (t.cluster == 2 && (fp8 ? t.tile_m == 128 && (t.tile_n == 128 || t.tile_n == 176 ||
+                                                                      t.tile_n == 192 || t.tile_n == 208)
+                                                : t.tile_n == 256 || (split && t.tile_n != 64))))
+                << fp8 << " " << m << "x" << n << "x" << k;
+            if (!fp8 && split) EXPECT_EQ(t.cluster == 2, t.tile_n != 64) << m << "x" << n << "x" << k;
+          }
 }
 
 TEST(TileHeuristic, WidthsPerDtype) {

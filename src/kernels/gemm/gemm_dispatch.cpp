@@ -43,7 +43,7 @@ GemmPlan choose(const GemmCall& call, std::string_view config) {
     if (call.dtype != GemmDtype::f32 && hopper_refusal(call).empty()) {
       c.kernel = GemmKernel::hopper;
       const hopper::TileChoice t =
-          hopper::choose_tile(call.dtype == GemmDtype::f8e4m3, call.m, call.n, current_facts().sms);
+          hopper::choose_tile(call.dtype == GemmDtype::f8e4m3, call.m, call.n, call.k, current_facts().sms);
       c.tile_m = t.tile_m;
       c.tile_n = t.tile_n;
       c.cluster = t.cluster;

@@ -33,12 +33,27 @@ double tile_efficiency(bool fp8, int tile_m, int tile_n) {
 constexpr long long kClusterMinWaves = 8;
 constexpr long long kClusterWaves16[2] = {4, 8};  // [from, to)
 
+// f16/bf16 rows whose pitch is not a multiple of 32 bytes (k or n not a multiple of 16): every
+// 128-byte row of a TMA box then starts inside a sector, and the single-CTA tiles, whose
+// consumers wait on their loads, ran 1.3-1.75x slower than with 32-byte pitches (H100, m = 3000,
+// n 7000/7008/7040, k 4000/4008: docs/kernels/hopper-gemm.md, "Pitches off 32 bytes"). Pairs,
+// which bring B once for two CTAs, lose far less. So off 32 bytes every tile but the 64-wide one
+// runs in pairs, and the narrower ones count as slower in proportion to the rows they load per
+// output (a pair: tile_m + tile_n / 2 rows per K block): 128-wide 0.70, 192-wide 0.875, 256-wide
+// and 192 x 192 1.0, fitted with the pair rule on 56 random shapes and that factorial (the same
+// section). The 64-wide tile stays alone at its usual rate: its pair lost to it at m <= 300.
+double split_row_efficiency(int tile_m, int tile_n) {
+  if (tile_m == 192 || tile_n == 256) return 1.0;
+  return tile_n == 192 ? 0.875 : tile_n == 128 ? 0.70 : 0.55;
+}
+
 }  // namespace
 
 // Whole waves of tiles over the SMs (a persistent CTA takes its tiles one after another) times
 // the time of one tile.
-TileChoice choose_tile(bool fp8, int m, int n, int sms) {
+TileChoice choose_tile(bool fp8, int m, int n, int k, int sms) {
   TileChoice best;
+  const bool split_rows = !fp8 && (k % 16 != 0 || n % 16 != 0);
   double best_cost = 0;
   long long best_waves = 0;
   if (sms < 1) sms = 1;
@@ -46,7 +61,8 @@ TileChoice choose_tile(bool fp8, int m, int n, int sms) {
     if (!tile_built(fp8, tm, tn)) return;
     const long long tiles = static_cast<long long>((m + tm - 1) / tm) * ((n + tn - 1) / tn);
     const long long waves = (tiles + sms - 1) / sms;
-    const double cost = static_cast<double>(waves) * tm * tn / tile_efficiency(fp8, tm, tn);
+    const double efficiency = split_rows ? split_row_efficiency(tm, tn) : tile_efficiency(fp8, tm, tn);
+    const double cost = static_cast<double>(waves) * tm * tn / efficiency;
     if (best_cost == 0 || cost < best_cost) {
       best.tile_m = tm;
       best.tile_n = tn;
@@ -59,7 +75,8 @@ TileChoice choose_tile(bool fp8, int m, int n, int sms) {
                              best.tile_n == 176 || best.tile_n == 208);
   const bool pair16 = !fp8 && best.tile_m == kTileM && best.tile_n == 256 && best_waves >= kClusterWaves16[0] &&
                       best_waves < kClusterWaves16[1];
-  if (pair8 || pair16) best.cluster = 2;
+  const bool pair_split = split_rows && best.tile_n != 64;
+  if (pair8 || pair16 || pair_split) best.cluster = 2;
   return best;
 }
 

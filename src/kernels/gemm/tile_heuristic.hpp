@@ -38,8 +38,9 @@ struct TileChoice {
   int cluster = 1;  // CTAs per cluster (2: pairs multicasting B)
 };
 
-// The tile (and cluster size) with the least predicted time for an m x n output on `sms` SMs.
-TileChoice choose_tile(bool fp8, int m, int n, int sms);
+// The tile (and cluster size) with the least predicted time for an m x n output on `sms` SMs; k
+// (A's row pitch, as n is B's) decides whether the rows start on 32-byte sectors.
+TileChoice choose_tile(bool fp8, int m, int n, int k, int sms);
 
 // The persistent grid for `units` units (tiles, or pairs of tiles) when `limit` clusters fit at
 // once: the fewest clusters that walk them in as many rounds as `limit` would. The clusters that
