@@ -25,6 +25,13 @@ namespace assay::runner {
 
 namespace {
 
+// How a child process ended, for messages: "exited with code N", or "died of signal N (NAME)"
+// (a process a signal ended has no exit code: SubprocessResult keeps -1 there).
+std::string how_it_ended(const SubprocessResult& r) {
+  if (r.signal) return "died of signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) + ")";
+  return "exited with code " + std::to_string(r.exit_code);
+}
+
 // compute-sanitizer on PATH or in the CUDA toolkit's usual place; empty when absent.
 std::string find_compute_sanitizer() {
   return find_program("compute-sanitizer", {"/usr/local/cuda/bin/compute-sanitizer",
@@ -60,7 +67,7 @@ std::string run_sanitizer(const std::string& sanitizer, const std::string& tool,
   // --error-exitcode makes any finding a non-zero exit.
   *clean = r.exit_code == 0 && !r.timed_out;
   if (r.timed_out) return "timed out after " + std::to_string(static_cast<int>(timeout_s)) + " s";
-  if (summary.empty()) return "no report (exit code " + std::to_string(r.exit_code) + ")";
+  if (summary.empty()) return "no report (" + how_it_ended(r) + ")";
   return summary + (first_error.empty() ? "" : ": " + first_error);
 }
 
@@ -118,8 +125,7 @@ CaseRecord run_case_in_worker(const verify::ResolvedCase& rc, double timeout_s, 
       rec.worker_wall_s = r.wall_s;
       if (r.exit_code != 0) {  // the worker wrote its record, then the profiler failed
         if (rec.status == CaseStatus::ok) rec.status = CaseStatus::error;
-        rec.reason += (rec.reason.empty() ? "" : "; ") + wrapper + " exited with code " + std::to_string(r.exit_code) +
-                      " after the worker's record";
+        rec.reason += (rec.reason.empty() ? "" : "; ") + wrapper + " " + how_it_ended(r) + " after the worker's record";
         rec.stderr_tail = r.err_tail;
       }
       if (sanitize && rc.check_only && find_backend(rc.runner_backend())->target() == Target::cuda) {
@@ -151,8 +157,7 @@ CaseRecord run_case_in_worker(const verify::ResolvedCase& rc, double timeout_s, 
   }
   rec.status = CaseStatus::crashed;
   const std::string who = wrapper.empty() ? "the worker" : "the worker under " + wrapper;
-  rec.reason = r.signal ? who + " died of signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) + ")"
-                        : who + " exited with code " + std::to_string(r.exit_code) + " without a case record";
+  rec.reason = who + " " + how_it_ended(r) + (r.signal ? "" : " without a case record");
   rec.stderr_tail = r.err_tail;
   rec.worker_wall_s = r.wall_s;
   return rec;

@@ -21,15 +21,17 @@ std::string bottleneck_name(Bottleneck b) {
 
 namespace {
 
-// The larger of two speed-of-light figures and which it was; empty when neither was reported.
+// The larger of two speed-of-light figures and which it was (`first`: a); empty when neither was
+// reported.
 struct Side {
   std::optional<double> pct;
   std::string unit;
+  bool first = true;
 };
 Side larger(const std::optional<double>& a, const char* a_unit, const std::optional<double>& b, const char* b_unit) {
-  if (a && (!b || *a >= *b)) return {a, a_unit};
-  if (b) return {b, b_unit};
-  return {std::nullopt, a_unit};
+  if (a && (!b || *a >= *b)) return {a, a_unit, true};
+  if (b) return {b, b_unit, false};
+  return {std::nullopt, a_unit, true};
 }
 
 std::string pct_text(const std::optional<double>& v) { return v ? fmt::format("{:.0f}%", *v) : "not reported"; }
@@ -43,7 +45,7 @@ Diagnosis diagnose(const KernelMetrics& m) {
   const std::string numbers =
       fmt::format("{} {}, {} {}", compute.unit, pct_text(compute.pct), memory.unit, pct_text(memory.pct));
   if (memory.pct && *memory.pct > 70 && (!compute.pct || *memory.pct >= *compute.pct)) {
-    if (memory.unit == "DRAM")
+    if (memory.first)  // DRAM
       return {Bottleneck::memory, "DRAM > 70%, at least the compute side (" + numbers + ")",
               "memory-bound: pipeline the loads (more stages, TMA), coalesce, and reuse data from shared memory or L2"};
     return {Bottleneck::memory, "L1/shared/L2 > 70%, at least the compute side (" + numbers + ")",

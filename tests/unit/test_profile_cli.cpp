@@ -102,12 +102,20 @@ TEST(ProfileCli, NcuErrorsBesideRowsMakeTheCaseAnError) {
 
 TEST(ProfileCli, AProfilerThatFailsAfterTheRecordIsNamedNotACrash) {
   const fs::path d = fresh_dir("profile-ncu-exit");
-  const auto r = run_assay("profile tests/data/adapter_fake.toml --device cpu --metric-table sm_90 --filter tvm --out " +
-                               (d / "out").string(),
-                           fake_ncu_env("square_torch", d / "args") + " FAKE_NCU_EXIT=9");
+  auto profile_under = [&](const std::string& out, const std::string& how) {
+    return run_assay("profile tests/data/adapter_fake.toml --device cpu --metric-table sm_90 --filter tvm --out " +
+                         (d / out).string(),
+                     fake_ncu_env("square_torch", d / "args") + " " + how);
+  };
+  const auto r = profile_under("out", "FAKE_NCU_EXIT=9");
   EXPECT_EQ(r.code, 4) << r.out;
   EXPECT_NE(r.out.find("fake_ncu.sh exited with code 9 after the worker's record"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("crashed"), std::string::npos) << r.out;
+  // Killed by a signal after the record: named by the signal, not as "code -1".
+  const auto k = profile_under("out2", "FAKE_NCU_SIGNAL=9");
+  EXPECT_EQ(k.code, 4) << k.out;
+  EXPECT_NE(k.out.find("fake_ncu.sh died of signal 9 (Killed) after the worker's record"), std::string::npos) << k.out;
+  EXPECT_EQ(k.out.find("code -1"), std::string::npos) << k.out;
   fs::remove_all(d);
 }
 
