@@ -96,8 +96,9 @@ struct Workload {
   // The oracle, in fp64: the output from the inputs (their values after rounding to the dtype).
   std::function<void(const Params&, const std::vector<std::vector<double>>& inputs, std::vector<double>& output)>
       reference;
-  // Instead of `reference`: a backend trusted as the oracle (a built one or a registered Kernel);
-  // its output on the same inputs is the reference ("backend:NAME" in the check record).
+  // Instead of `reference`: a registered Kernel of this workload trusted as the oracle; its output
+  // on the same inputs is the reference ("backend:NAME" in the check record). bench::main refuses
+  // any other name; that kernel's own cases are errors (it would be checked against itself).
   std::string reference_backend;
   // Allowed values of a parameter; absent: [1, 2^31-1].
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> ranges;

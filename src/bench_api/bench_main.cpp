@@ -2,6 +2,7 @@
 // benchmarks added (include/assay/bench.hpp, docs/your-kernel.md).
 #include <assay/bench.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -102,12 +103,22 @@ void install_registrations() {
     b.push_back(backends.back().get());
   }
   add_backends(b);
+  // A backend oracle must be a registered kernel of the workload (built backends implement only
+  // assay's own workloads): checked here, once, rather than as an error in every case.
+  for (const Workload& def : registry().workloads) {
+    if (def.reference_backend.empty()) continue;
+    const auto oracle = std::find_if(registry().kernels.begin(), registry().kernels.end(),
+                                     [&](const Kernel& k) { return k.name == def.reference_backend; });
+    if (oracle == registry().kernels.end() || oracle->workload != def.name)
+      throw InputError("workload '" + def.name + "': reference_backend '" + def.reference_backend +
+                       "' is not a kernel registered for it");
+  }
 }
 
 bool is_subcommand(const std::string& a) {
-  static const std::set<std::string> known = {"run",  "check",  "merge", "list", "compare", "ab",  "history",
-                                              "doctor", "report", "tune", "graph", "__worker", "--help", "-h",
-                                              "--version"};
+  static const std::set<std::string> known = {"run",    "check",  "merge", "sessions", "list",     "compare",
+                                              "ab",     "history", "doctor", "report",  "tune",     "profile",
+                                              "graph",  "__worker", "--help", "-h",      "--version"};
   return known.count(a) > 0;
 }
 

@@ -1,6 +1,8 @@
 #include "bench_api/user_workload.hpp"
 
 #include <cctype>
+#include <cmath>
+#include <limits>
 
 #include "backends/backend.hpp"
 #include "bench_api/conversions.hpp"
@@ -47,6 +49,18 @@ class UserProblem final : public Problem {
     };
     for (const auto& t : def_.inputs) input_shapes_.push_back(shape_of(t));
     output_shape_ = shape_of(def_.output);
+    // Sizes that wrap a 64-bit count would allocate nothing and be written past (the case would
+    // read as the kernel's crash); an output of no elements leaves nothing to check.
+    std::uint64_t total = 0;
+    const auto add = [&](const std::string& name, const std::vector<std::int64_t>& s, bool output) {
+      const std::uint64_t n = checked_numel(s);
+      if (n == 0 && output) throw InputError(at + "the output " + name + " has no elements " + shape_text(s));
+      if (n > kMaxBytes / dtype_size(dtype_) || total > kMaxBytes / dtype_size(dtype_) - n)
+        throw InputError(at + name + " of shape " + shape_text(s) + " takes the tensors past 2^62 bytes");
+      total += n;
+    };
+    for (std::size_t i = 0; i < input_shapes_.size(); ++i) add(def_.inputs[i].name, input_shapes_[i], false);
+    add(def_.output.name, output_shape_, true);
   }
   std::string workload() const override { return def_.name; }
   const Params& params() const override { return params_; }
@@ -57,13 +71,18 @@ class UserProblem final : public Problem {
     return n;
   }
   std::string output_name() const override { return def_.output.name; }
+  // A count that is not a finite number >= 0 would be written as null into the results and
+  // refused by every reader later; refused here, naming the callback.
   double flops() const override {
-    return user_callback(def_.name + ": flops", [&] { return def_.flops(params_); });
+    return counted(def_.name + ": flops", user_callback(def_.name + ": flops", [&] { return def_.flops(params_); }));
   }
   double min_bytes() const override {
-    if (def_.bytes) return user_callback(def_.name + ": bytes", [&] { return def_.bytes(params_, to_public(dtype_)); });
+    if (def_.bytes)
+      return counted(def_.name + ": bytes",
+                     user_callback(def_.name + ": bytes", [&] { return def_.bytes(params_, to_public(dtype_)); }));
     return static_cast<double>(device_bytes());
   }
+  std::string oracle_backend() const override { return def_.reference_backend; }
   std::uint64_t device_bytes() const override {
     std::uint64_t n = numel(output_shape_);
     for (const auto& s : input_shapes_) n += numel(s);
@@ -95,11 +114,16 @@ class UserProblem final : public Problem {
     if (def_.reference) {
       std::vector<std::vector<double>> values;
       for (const auto& t : inputs) values.push_back(to_doubles(t));
-      r.value.assign(n, 0.0);
+      // NaN first, so that an element the oracle leaves unwritten is named, not taken as 0.
+      r.value.assign(n, std::numeric_limits<double>::quiet_NaN());
       user_callback(def_.name + ": the reference", [&] { def_.reference(params_, values, r.value); });
       if (r.value.size() != n)
         throw InternalError(def_.name + ": the reference gave " + std::to_string(r.value.size()) +
                             " values for an output of " + std::to_string(n));
+      for (std::size_t i = 0; i < n; ++i)
+        if (std::isnan(r.value[i]))
+          throw InputError(def_.name + ": the reference left element " + std::to_string(i) +
+                           " of the output unwritten (or wrote NaN)");
       r.oracle = "fp64-cpu";
     } else {
       const Backend* b = find_backend(def_.reference_backend);
@@ -118,10 +142,25 @@ class UserProblem final : public Problem {
   }
 
  private:
+  static constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 62;
   static std::uint64_t numel(const std::vector<std::int64_t>& s) {
     std::uint64_t n = 1;
     for (auto d : s) n *= static_cast<std::uint64_t>(d);
     return n;
+  }
+  // numel, or kMaxBytes + 1 where the product passes 2^62 (the caller refuses it).
+  static std::uint64_t checked_numel(const std::vector<std::int64_t>& s) {
+    std::uint64_t n = 1;
+    for (auto d : s) {
+      const auto u = static_cast<std::uint64_t>(d);
+      if (u != 0 && n > kMaxBytes / u) return kMaxBytes + 1;
+      n *= u;
+    }
+    return n;
+  }
+  static double counted(const std::string& what, double v) {
+    if (!std::isfinite(v) || v < 0) throw InputError(what + " gave " + std::to_string(v) + ": not a finite count >= 0");
+    return v;
   }
   const bench::Workload& def_;
   Params params_;

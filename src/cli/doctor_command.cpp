@@ -54,6 +54,13 @@ Action add_doctor_command(CLI::App& app) {
       if (flags->json) std::cout << nlohmann::json{{"verdict", "skipped"}, {"reason", e.what()}}.dump(1) << "\n";
       std::cerr << "skipped: " << e.what() << "\n";
       return static_cast<int>(ExitCode::skipped);
+    } catch (const Error& e) {
+      // A script reading --json gets a document for every exit: the error and its code too.
+      if (flags->json)
+        std::cout << nlohmann::json{{"verdict", "error"}, {"reason", e.what()}, {"exit_code", static_cast<int>(e.code())}}
+                         .dump(1)
+                  << "\n";
+      throw;
     }
     if (flags->json) std::cout << to_json(report).dump(1) << "\n";
     else print_table(report);

@@ -3,6 +3,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <set>
 
 #include "cli/commands.hpp"
@@ -13,6 +14,7 @@
 #include "compare/history_noise.hpp"
 #include "report/history_report.hpp"
 #include "report/html_report.hpp"
+#include "store/document_file.hpp"
 #include "store/history_db.hpp"
 #include "store/run_set.hpp"
 
@@ -72,11 +74,34 @@ Action add_report_command(CLI::App& app) {
     if (f->base.empty() && (f->also_cycles || f->no_history_noise))
       throw InputError(std::string(f->also_cycles ? "--also-cycles" : "--no-history-noise") + ": only with --compare");
 
+    // -o must not replace a document the page is made from (it would be lost, HTML in its place).
+    std::error_code ec;
+    for (const auto& arg : f->results)
+      if (std::filesystem::equivalent(f->out, arg, ec))
+        throw InputError("-o '" + f->out + "': is one of the RESULTS, which the page would overwrite");
+    if (!f->base.empty() && std::filesystem::equivalent(f->out, f->base, ec))
+      throw InputError("-o '" + f->out + "': is the --compare BASE, which the page would overwrite");
+
     const std::string history_path = store::history_path(f->history_db);
     report::ReportInputs in;
     in.title = f->title;
     in.generated_utc = utc_now();
     for (const auto& arg : f->results) in.runs.push_back(store::load_run_set(arg, history_path));
+    const store::RunSet base_set = f->base.empty() ? store::RunSet{} : store::load_run_set(f->base, history_path);
+    // As assay compare: a profile document holds no timings, and a session given twice (in two
+    // arguments, or on both sides) would count twice in the comparison's noise model.
+    std::map<std::string, std::string> seen;  // session_identity -> the argument that gave it
+    std::vector<const store::RunSet*> sets;
+    for (const auto& rs : in.runs) sets.push_back(&rs);
+    if (!f->base.empty()) sets.push_back(&base_set);
+    for (const store::RunSet* set : sets)
+      for (const auto& doc : set->sessions) {
+        if (!f->base.empty() && doc.run.mode == "profile")
+          throw InputError(set->label + ": an `assay profile` document (run mode \"profile\") holds no timings to compare");
+        const auto [it, fresh] = seen.emplace(store::session_identity(doc), set->label);
+        if (!fresh)
+          throw InputError(set->label + " and " + it->second + " hold the same session (identical documents); give it once");
+      }
 
     if (!f->base.empty()) {
       // All RESULTS together are the candidate: their documents are its sessions.
@@ -90,7 +115,7 @@ Action add_report_command(CLI::App& app) {
       options.thresholds.floor = f->floor_pct / 100.0;
       options.metric = *compare::parse_metric(f->metric);
       options.also_cycles = f->also_cycles;
-      const store::RunSet base = store::load_run_set(f->base, history_path);
+      const store::RunSet& base = base_set;
       // The verdicts `assay compare` gives: with the history's between-session spreads.
       const std::string unusable = f->no_history_noise ? "" : compare::use_history_noise(options, history_path, base, cand);
       in.comparison = compare::compare_runs(base, cand, options);

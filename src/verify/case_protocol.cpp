@@ -90,6 +90,10 @@ void run_case_protocol(const ResolvedCase& rc, Subject& subject, const DeviceRec
   }
   if (rc.check.enabled && rc.first_round()) {
     const auto problem = make_problem(rc, rc.check_params, subject);
+    if (const std::string oracle = problem->oracle_backend(); !oracle.empty() && oracle == rc.runner_backend())
+      throw InputError("backend '" + oracle + "' is the oracle of workload '" + problem->workload() +
+                       "' (its reference_backend): its check would compare it with itself; give the workload a "
+                       "reference function to measure it");
     const auto inputs = problem->make_inputs(rc.check_seed);
     const std::vector<HostTensor> outs = subject.check(*problem, inputs, rc.check_seed);
     rec.variant = subject.variant();

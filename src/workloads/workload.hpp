@@ -56,6 +56,9 @@ class Problem {
     return reference(inputs, sampled_rows);
   }
   std::string shape_string() const;  // "k=384,m=384,n=384" (names in order)
+  // The backend whose output is this problem's oracle, or "" (an fp64 reference): a case of that
+  // backend would be checked against itself.
+  virtual std::string oracle_backend() const { return {}; }
 };
 
 class Workload {

@@ -3,6 +3,7 @@
 // Each must be caught by the case protocol, never timed as if it were right.
 #include <assay/bench.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -133,6 +134,51 @@ ASSAY_BENCH_KERNEL({.name = "user-scale-add-right", .workload = "scale_add_trust
                     .launch = scale_add, .device = Device::cpu});
 ASSAY_BENCH_KERNEL({.name = "user-scale-add-last-wrong", .workload = "scale_add_trusted", .dtypes = {DType::f32},
                     .launch = scale_add_off, .device = Device::cpu});
+
+// Inputs whose sizes wrap a 64-bit count (n^3 elements at n = 2^21), a flops count that is NaN, and an
+// oracle that leaves its last element unwritten: each an error naming the callback or tensor, not a
+// crash in assay's input generation, a result no reader accepts, or a check against a 0 never computed.
+std::vector<std::int64_t> cube_of(const assay::bench::Params& p) { return {p.at("n"), p.at("n"), p.at("n")}; }
+ASSAY_BENCH_WORKLOAD({
+    .name = "cube",
+    .params = {"n"},
+    .dtypes = {DType::f32},
+    .inputs = {{"x", cube_of}},
+    .output = {"z", n_of},
+    .flops = [](const assay::bench::Params& p) { return static_cast<double>(p.at("n")); },
+    .reference = [](const assay::bench::Params&, const std::vector<std::vector<double>>&,
+                    std::vector<double>& out) { std::fill(out.begin(), out.end(), 0.0); },
+});
+void zeros(const Call& c) { std::fill_n(c.output.as<float>(), c.output.numel(), 0.0f); }
+ASSAY_BENCH_KERNEL({.name = "user-cube", .workload = "cube", .dtypes = {DType::f32}, .launch = zeros, .device = Device::cpu});
+ASSAY_BENCH_WORKLOAD({
+    .name = "scale_add_nan_flops",
+    .params = {"n"},
+    .dtypes = {DType::f32},
+    .inputs = {{"x", n_of}, {"y", n_of}},
+    .output = {"z", n_of},
+    .flops = [](const assay::bench::Params&) { return std::nan(""); },
+    .reference =
+        [](const assay::bench::Params&, const std::vector<std::vector<double>>& in, std::vector<double>& out) {
+          for (std::size_t i = 0; i < out.size(); ++i) out[i] = 2.0 * in[0][i] + in[1][i];
+        },
+});
+ASSAY_BENCH_KERNEL({.name = "user-scale-add-nan-flops", .workload = "scale_add_nan_flops", .dtypes = {DType::f32},
+                    .launch = scale_add, .device = Device::cpu});
+ASSAY_BENCH_WORKLOAD({
+    .name = "scale_add_partial_oracle",
+    .params = {"n"},
+    .dtypes = {DType::f32},
+    .inputs = {{"x", n_of}, {"y", n_of}},
+    .output = {"z", n_of},
+    .flops = [](const assay::bench::Params& p) { return 2.0 * static_cast<double>(p.at("n")); },
+    .reference =
+        [](const assay::bench::Params&, const std::vector<std::vector<double>>& in, std::vector<double>& out) {
+          for (std::size_t i = 0; i + 1 < out.size(); ++i) out[i] = 2.0 * in[0][i] + in[1][i];
+        },
+});
+ASSAY_BENCH_KERNEL({.name = "user-scale-add-partial-oracle", .workload = "scale_add_partial_oracle",
+                    .dtypes = {DType::f32}, .launch = scale_add, .device = Device::cpu});
 
 ASSAY_BENCH_BENCHMARK({.name = "scale-add",
                        .workload = "scale_add",

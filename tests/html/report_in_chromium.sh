@@ -47,9 +47,9 @@ NODE_PATH="$web/node_modules" "$node" "$src/web/test/check_report.js" "$chromium
 # 2500 compared cases (a sweep's size): the forest plot had grown to 66,000 px, past the canvas
 # limit, and drew nothing; the time plots opened zoomed to a single case. check_report.js fails on
 # a canvas past 32,767 px.
-"$node" - "${docs[0]}" "$out/many.json" <<'JS'
+"$node" - "${docs[0]}" "$out/many.json" "$out/many-base.json" <<'JS'
 const fs = require('fs');
-const [src, dst] = process.argv.slice(2);
+const [src, dst, base] = process.argv.slice(2);
 const doc = JSON.parse(fs.readFileSync(src, 'utf8'));
 const ok = doc.cases.find((c) => c.status === 'ok' && c.measurement);
 doc.cases = [];
@@ -62,7 +62,10 @@ for (let i = 1; i <= 2500; ++i) {
   doc.cases.push(c);
 }
 fs.writeFileSync(dst, JSON.stringify(doc));
+// The base: the same cases in another session (report, as compare, refuses one session on both sides).
+doc.run.started_utc = '2026-01-01T00:00:00Z';
+fs.writeFileSync(base, JSON.stringify(doc));
 JS
-"$assay" report "$out/many.json" --compare "$out/many.json" -o "$out/report-many.html"
+"$assay" report "$out/many.json" --compare "$out/many-base.json" -o "$out/report-many.html"
 NODE_PATH="$web/node_modules" "$node" "$src/web/test/check_report.js" "$chromium" "$out/report-many.html" "$out/report-many.png" \
   --times --compare "$out/many.json"

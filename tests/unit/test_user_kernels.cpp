@@ -57,6 +57,27 @@ dtype = "f32"
 [bench.axes]
 n = 1000
 [[bench]]
+name = "self"
+workload = "scale_add_trusted"
+backends = ["trusted-scale-add"]
+dtype = "f32"
+[bench.axes]
+n = 10
+[[bench]]
+name = "nan-flops"
+workload = "scale_add_nan_flops"
+backends = ["user-scale-add-nan-flops"]
+dtype = "f32"
+[bench.axes]
+n = 10
+[[bench]]
+name = "partial-oracle"
+workload = "scale_add_partial_oracle"
+backends = ["user-scale-add-partial-oracle"]
+dtype = "f32"
+[bench.axes]
+n = 10
+[[bench]]
 name = "oracle-throws"
 workload = "scale_add_oracle_throws"
 backends = ["user-scale-add-thrown-at"]
@@ -112,11 +133,46 @@ TEST(UserKernels, EveryPlantedFaultIsCaughtAndTheSuiteGoesOn) {
   const auto& wrong = at("user-scale-add-last-wrong", "n=1000");
   EXPECT_EQ(wrong.status, CaseStatus::check_failed);
   EXPECT_NE(wrong.reason.find("element 999"), std::string::npos) << wrong.reason;
+  // The oracle kernel's own case: no check against itself.
+  const auto& self = at("trusted-scale-add", "n=10");
+  EXPECT_EQ(self.status, CaseStatus::error) << self.reason;
+  EXPECT_NE(self.reason.find("its check would compare it with itself"), std::string::npos) << self.reason;
+  const auto& nan_flops = at("user-scale-add-nan-flops", "n=10");
+  EXPECT_EQ(nan_flops.status, CaseStatus::error) << nan_flops.reason;
+  EXPECT_NE(nan_flops.reason.find("scale_add_nan_flops: flops gave nan"), std::string::npos) << nan_flops.reason;
+  const auto& partial = at("user-scale-add-partial-oracle", "n=10");
+  EXPECT_EQ(partial.status, CaseStatus::error) << partial.reason;
+  EXPECT_NE(partial.reason.find("the reference left element 9 of the output unwritten"), std::string::npos)
+      << partial.reason;
   const auto& thrown = at("user-scale-add-thrown-at", "n=100");
   EXPECT_EQ(thrown.status, CaseStatus::error) << thrown.reason;
   EXPECT_NE(thrown.reason.find("scale_add_oracle_throws: the reference threw an exception that is not a std::exception"),
             std::string::npos)
       << thrown.reason;
+  fs::remove_all(dir);
+}
+
+// Sizes that wrap a 64-bit count are the suite's bad input, named where the suite asks for them,
+// not a crash in assay's input generation read as the kernel's.
+TEST(UserKernels, TensorsPastTwoToTheSixtyTwoBytesAreBadInput) {
+  const fs::path dir = fresh_dir("user-kernels-cube");
+  fs::create_directories(dir);
+  write_file_atomically(dir / "suite.toml", R"([[bench]]
+name = "cube"
+workload = "cube"
+backends = ["user-cube"]
+dtype = "f32"
+[bench.axes]
+n = 2097152
+)");
+  const auto r = run_testbed("run " + (dir / "suite.toml").string() + " --device cpu --no-history --out " +
+                             (dir / "out").string());
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("suite.toml:1:1: bench 'cube': cube at n=2097152: x of shape [2097152,2097152,2097152] takes "
+                       "the tensors past 2^62 bytes"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(dir / "out"));
   fs::remove_all(dir);
 }
 

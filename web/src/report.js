@@ -67,10 +67,13 @@
   const byBench = (b) => cases.filter((c) => c.bench === b.name);
   const dataZoomFor = (n, horizontal) =>
     n > 24 ? [{type: 'slider', start: 0, end: Math.min(100, 2400 / n)}, {type: 'inside'}] : [];  // a fraction of a % past 2400
-  const base = {animation: false, tooltip: {confine: true}, legend: {type: 'scroll', top: 0}};
+  // Times on the axes are UTC, as every time the documents hold.
+  const base = {animation: false, useUTC: true, tooltip: {confine: true}, legend: {type: 'scroll', top: 0}};
 
   // A point with a vertical (or horizontal) interval: median marker and whiskers, drawn by a
-  // custom series so that several backends per category sit side by side.
+  // custom series so that several backends per category sit side by side. A point whose value 5 is
+  // 1 has an open lower end (a bound at or below 0, which a log axis cannot show): its lower
+  // whisker is dashed, without a cap, drawn to the value given in its place.
   function intervalSeries(name, points, slot, slots, horizontal) {
     return {
       type: 'custom', name: name,
@@ -86,12 +89,15 @@
           return q;
         };
         const [a, b, m] = [p(lo), p(hi), p(mid)];
+        const open = api.value(5) === 1;
         const color = api.visual('color'), w = 4;
-        const line = (x1, y1, x2, y2) => ({type: 'line', shape: {x1, y1, x2, y2}, style: {stroke: color, lineWidth: 1.5}});
+        const line = (x1, y1, x2, y2, dashed) => ({type: 'line', shape: {x1, y1, x2, y2},
+          style: {stroke: color, lineWidth: 1.5, lineDash: dashed ? [3, 3] : null}});
         const caps = horizontal
           ? [line(a[0], a[1] - w, a[0], a[1] + w), line(b[0], b[1] - w, b[0], b[1] + w)]
           : [line(a[0] - w, a[1], a[0] + w, a[1]), line(b[0] - w, b[1], b[0] + w, b[1])];
-        return {type: 'group', children: [line(a[0], a[1], b[0], b[1]), ...caps,
+        if (open) caps.shift();
+        return {type: 'group', children: [line(a[0], a[1], m[0], m[1], open), line(m[0], m[1], b[0], b[1]), ...caps,
           {type: 'circle', shape: {cx: m[0], cy: m[1], r: 3.5}, style: {fill: color}}]};
       },
     };
@@ -108,10 +114,12 @@
     const counts = {};
     for (const c of cases) counts[c.status] = (counts[c.status] || 0) + 1;
     s.append(el('p', {}, Object.entries(counts).map(([k, v]) => v + ' ' + k).join(', ') || 'no cases'));
-    const bad = cases.filter((c) => c.status !== 'ok');
+    // Every case the plots leave out, ok ones too (`assay check` documents: checked, not timed).
+    const bad = cases.filter((c) => c.status !== 'ok' || !c.plotted);
     if (bad.length) {
       s.append(el('h3', {}, 'Cases without a time'));
-      table(s, ['status', 'case', 'reason'], bad.map((c) => [c.status, c.id, c.reason || '–']));
+      table(s, ['status', 'case', 'reason'], bad.map((c) => [c.status, c.id,
+        c.reason || (c.status === 'ok' ? 'checked, not timed (no samples)' : '–')]));
     }
   }
 
@@ -127,8 +135,9 @@
       const backends = unique(bc.map((c) => c.backend));
       const u = timeUnit(maxOf(bc.map((c) => c.ci_hi_ns)));
       const series = backends.map((be, k) => intervalSeries(be,
-        bc.filter((c) => c.backend === be).map((c) => [points.indexOf(c.point), c.median_ns / u.div, c.ci_lo_ns / u.div,
-          c.ci_hi_ns / u.div, cases.indexOf(c)]), k, backends.length, false));
+        bc.filter((c) => c.backend === be).map((c) => [points.indexOf(c.point), c.median_ns / u.div,
+          (c.ci_lo_ns > 0 ? c.ci_lo_ns : c.median_ns / 10) / u.div, c.ci_hi_ns / u.div, cases.indexOf(c),
+          c.ci_lo_ns > 0 ? 0 : 1]), k, backends.length, false));
       const ch = chart(s, b.name + ' (' + bc.length + ' cases)', 420);
       ch.setOption(Object.assign({}, base, {
         grid: {left: 70, right: 20, top: 40, bottom: points.length > 24 ? 110 : 80},
@@ -137,8 +146,9 @@
         dataZoom: dataZoomFor(points.length),
         tooltip: {trigger: 'item', confine: true, formatter: (p) => {
           const c = cases[p.data[4]];
-          return esc(c.id) + '<br>median ' + fmt(p.data[1]) + ' ' + u.name + ' [' + fmt(p.data[2]) + ', ' + fmt(p.data[3]) +
-            ']<br>' + c.n + ' samples, ' + esc(c.stop_reason || '') + (c.variant ? '<br>variant ' + esc(c.variant) : '');
+          return esc(c.id) + '<br>median ' + fmt(p.data[1]) + ' ' + u.name + ' [' + fmt(c.ci_lo_ns / u.div) + ', ' +
+            fmt(p.data[3]) + ']' + (p.data[5] === 1 ? ' (the lower bound is at or below 0: drawn open)' : '') +
+            '<br>' + c.n + ' samples, ' + esc(c.stop_reason || '') + (c.variant ? '<br>variant ' + esc(c.variant) : '');
         }},
         series: series,
       }));
@@ -205,7 +215,11 @@
         type: 'scatter', name: be, symbolSize: 8,
         data: dc.filter((c) => c.backend === be).map((c) => [c.flops / c.min_bytes, c.tflops, cases.indexOf(c)]),
       }));
-      for (const peak of unique(dc.map((c) => c.peak_tflops).filter((p) => p > 0))) {
+      const peaks = unique(dc.map((c) => c.peak_tflops).filter((p) => p > 0));
+      if (!peaks.length && gbs > 0)  // no compute peak known for these dtypes: the bandwidth roof alone
+        series.push({type: 'line', name: 'roof DRAM ' + fmt(gbs) + ' GB/s', symbol: 'none',
+          lineStyle: {type: 'dashed', width: 1.5}, data: [x0, x1].map((x) => [x, (x * gbs) / 1000]), tooltip: {show: false}});
+      for (const peak of peaks) {
         const dtypes = unique(dc.filter((c) => c.peak_tflops === peak).map((c) => c.dtype)).join('/');
         const roof = (x) => (gbs > 0 ? Math.min(peak, (x * gbs) / 1000) : peak);
         const pts = [x0, x1];
@@ -222,7 +236,8 @@
         tooltip: {trigger: 'item', confine: true, formatter: (p) => {
           if (p.data === undefined || p.data[2] === undefined) return '';
           const c = cases[p.data[2]];
-          return esc(c.id) + '<br>' + fmt(c.tflops) + ' TFLOP/s (' + fmt(c.pct_of_peak, 3) + '% of peak)<br>' + fmt(c.gbs) + ' GB/s';
+          const ofPeak = c.peak_tflops > 0 ? fmt(c.pct_of_peak, 3) + '% of peak' : 'peak unknown';
+          return esc(c.id) + '<br>' + fmt(c.tflops) + ' TFLOP/s (' + ofPeak + ')<br>' + fmt(c.gbs) + ' GB/s';
         }},
         series: series,
       }));
@@ -238,7 +253,7 @@
         tooltip: {trigger: 'axis', confine: true, formatter: (ps) => esc(ps[0].name) +
           ps.map((p) => '<br>' + esc(p.seriesName) + ': ' + fmt(p.value, 3) + '%').join('')},
         series: [
-          {type: 'bar', name: '% of compute peak', data: dc.map((c) => +fmt(c.pct_of_peak, 4))},
+          {type: 'bar', name: '% of compute peak', data: dc.map((c) => (c.peak_tflops > 0 ? +fmt(c.pct_of_peak, 4) : null))},
           {type: 'bar', name: '% of DRAM bandwidth', data: dc.map((c) => (gbs > 0 ? +fmt((100 * c.gbs) / gbs, 4) : null))},
         ],
       }));
