@@ -91,7 +91,9 @@ struct Workload {
   // Bytes one call must move at least; empty: each input read once and the output written once.
   std::function<double(const Params&, DType)> bytes;
   // Values of input `index` (numel of them), before rounding to the dtype; empty: uniform in
-  // [-1, 1) from assay's seeded generator. Must depend on the seed only (the same for every backend).
+  // [-1, 1) from assay's seeded generator. Must depend on the seed only (the same for every backend),
+  // and should change with it: the recheck after the timed calls runs on another seed's inputs, and
+  // inputs that ignore the seed make it a recheck on the timed inputs ("timed" in the record).
   std::function<void(const Params&, std::size_t index, std::uint64_t seed, std::vector<double>& values)> generate;
   // The oracle, in fp64: the output from the inputs (their values after rounding to the dtype).
   std::function<void(const Params&, const std::vector<std::vector<double>>& inputs, std::vector<double>& output)>

@@ -3,8 +3,10 @@
 #include <assay/bench.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -50,11 +52,23 @@ std::string list(const std::vector<T>& v, F text) {
   return s + "]";
 }
 
-// The suite of the registered benchmarks (docs/suite-format.md).
+// The program's file name as a suite name (letters, digits, '.', '_' and '-', not starting with
+// '.', at most 100 characters): any other character becomes '_'.
+std::string suite_name_of(const std::string& program) {
+  std::string n;
+  for (char c : program.substr(0, 100))
+    n += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ? c : '_';
+  if (n.empty() || n.front() == '.') n.insert(n.begin(), '_');
+  return n.substr(0, 100);
+}
+
+// The suite of the registered benchmarks (docs/suite-format.md). Tolerances keep every digit they
+// were registered with (the stream's default of 6 had rounded 1.0000001e-3 to 0.001).
 std::string suite_text(const std::string& program) {
   std::ostringstream t;
+  t.precision(std::numeric_limits<double>::max_digits10);
   t << "# Written by " << program << " from its registered benchmarks (include/assay/bench.hpp).\n";
-  t << "[suite]\nname = " << quoted(program) << "\n";
+  t << "[suite]\nname = " << quoted(suite_name_of(program)) << "\n";
   for (const Benchmark& b : registry().benchmarks) {
     t << "\n[[bench]]\nname = " << quoted(b.name) << "\nworkload = " << quoted(b.workload) << "\n";
     t << "backends = " << list(b.backends, quoted) << "\n";

@@ -180,6 +180,24 @@ ASSAY_BENCH_WORKLOAD({
 ASSAY_BENCH_KERNEL({.name = "user-scale-add-partial-oracle", .workload = "scale_add_partial_oracle",
                     .dtypes = {DType::f32}, .launch = scale_add, .device = Device::cpu});
 
+// Inputs that ignore the seed: the recheck's "fresh" inputs equal the timed ones, and the record says so.
+ASSAY_BENCH_WORKLOAD({
+    .name = "scale_add_fixed_inputs",
+    .params = {"n"},
+    .dtypes = {DType::f32},
+    .inputs = {{"x", n_of}, {"y", n_of}},
+    .output = {"z", n_of},
+    .flops = [](const assay::bench::Params& p) { return 2.0 * static_cast<double>(p.at("n")); },
+    .generate = [](const assay::bench::Params&, std::size_t index, std::uint64_t,
+                   std::vector<double>& v) { std::fill(v.begin(), v.end(), 0.5 + static_cast<double>(index)); },
+    .reference =
+        [](const assay::bench::Params&, const std::vector<std::vector<double>>& in, std::vector<double>& out) {
+          for (std::size_t i = 0; i < out.size(); ++i) out[i] = 2.0 * in[0][i] + in[1][i];
+        },
+});
+ASSAY_BENCH_KERNEL({.name = "user-scale-add-fixed-inputs", .workload = "scale_add_fixed_inputs",
+                    .dtypes = {DType::f32}, .launch = scale_add, .device = Device::cpu});
+
 ASSAY_BENCH_BENCHMARK({.name = "scale-add",
                        .workload = "scale_add",
                        .backends = {"user-scale-add"},

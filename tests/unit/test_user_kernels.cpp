@@ -78,6 +78,13 @@ dtype = "f32"
 [bench.axes]
 n = 10
 [[bench]]
+name = "fixed-inputs"
+workload = "scale_add_fixed_inputs"
+backends = ["user-scale-add-fixed-inputs"]
+dtype = "f32"
+[bench.axes]
+n = 10
+[[bench]]
 name = "oracle-throws"
 workload = "scale_add_oracle_throws"
 backends = ["user-scale-add-thrown-at"]
@@ -144,6 +151,11 @@ TEST(UserKernels, EveryPlantedFaultIsCaughtAndTheSuiteGoesOn) {
   EXPECT_EQ(partial.status, CaseStatus::error) << partial.reason;
   EXPECT_NE(partial.reason.find("the reference left element 9 of the output unwritten"), std::string::npos)
       << partial.reason;
+  const auto& fixed = at("user-scale-add-fixed-inputs", "n=10");
+  EXPECT_EQ(fixed.status, CaseStatus::ok) << fixed.reason;
+  ASSERT_TRUE(fixed.recheck.has_value());
+  EXPECT_EQ(fixed.recheck->inputs, "timed");  // the "fresh" inputs were the timed ones
+  EXPECT_EQ(right.recheck->inputs, "fresh");
   const auto& thrown = at("user-scale-add-thrown-at", "n=100");
   EXPECT_EQ(thrown.status, CaseStatus::error) << thrown.reason;
   EXPECT_NE(thrown.reason.find("scale_add_oracle_throws: the reference threw an exception that is not a std::exception"),
