@@ -132,10 +132,16 @@
       const bc = byBench(b).filter((c) => c.plotted);
       if (!bc.length) continue;
       const points = unique(bc.slice().sort((x, y) => (x.flops || 0) - (y.flops || 0)).map((c) => c.point));
-      const backends = unique(bc.map((c) => c.backend));
+      // One slot per backend, or per backend and session where a backend has several sessions
+      // (run --repeat, several RESULTS): else their points would be drawn on one pixel.
+      const sessions = {};
+      for (const c of bc) (sessions[c.backend] = sessions[c.backend] || new Set()).add(c.run + '/' + c.session);
+      const slotOf = (c) => (sessions[c.backend].size > 1
+        ? c.backend + ' (run ' + (c.run + 1) + '/' + (c.session + 1) + ')' : c.backend);
+      const backends = unique(bc.map(slotOf));
       const u = timeUnit(maxOf(bc.map((c) => c.ci_hi_ns)));
       const series = backends.map((be, k) => intervalSeries(be,
-        bc.filter((c) => c.backend === be).map((c) => [points.indexOf(c.point), c.median_ns / u.div,
+        bc.filter((c) => slotOf(c) === be).map((c) => [points.indexOf(c.point), c.median_ns / u.div,
           (c.ci_lo_ns > 0 ? c.ci_lo_ns : c.median_ns / 10) / u.div, c.ci_hi_ns / u.div, cases.indexOf(c),
           c.ci_lo_ns > 0 ? 0 : 1]), k, backends.length, false));
       const ch = chart(s, b.name + ' (' + bc.length + ' cases)', 420);
