@@ -3,12 +3,14 @@
 // n and k rounded up to multiples of 16, at most 4992 (the Hopper kernel on sm_90, edge tiles
 // in m, n and k), and every pinned configuration on shapes chosen for edge and persistence cases.
 #include <random>
+#include <utility>
 #include <string>
 #include <tuple>
 
 #include "backends/backend.hpp"
 #include "core/error.hpp"
 #include "gpu_test_support.hpp"
+#include "kernels/gemm/gemm_kernels.hpp"
 #include "kernels/gemm/hopper/tensor_maps.hpp"
 #include "verify/tolerance.hpp"
 #include "workloads/gemm.hpp"
@@ -134,6 +136,87 @@ TEST(PinnedConfigs, UnrunnableConfigIsSkippedWithTheReason) {
   } catch (const SkipError& e) {
     EXPECT_NE(std::string(e.what()).find("wgmma_128x128"), std::string::npos) << e.what();
   }
+}
+
+// Split-K (split_k.cuh): S CTAs per tile reduce through a workspace. Ragged m, n and K tails, a
+// K of just S blocks, splits that do not divide the K blocks, more (tile, split) units than SMs
+// (2048 x 2048 is 256 tiles of 128 x 64: each CTA then takes several), and a deep K.
+using SplitPinned = std::tuple<std::string, DType>;
+class SplitConfigs : public ::testing::TestWithParam<SplitPinned> {};
+
+TEST_P(SplitConfigs, EdgeShapesMatchOracle) {
+  ASSAY_REQUIRE_GPU();
+  const auto& [config, dtype] = GetParam();
+  if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
+  const int splits = std::stoi(config.substr(config.rfind("_k") + 2));
+  const int shapes[][3] = {{129, 264, 1040}, {1, 8, 64 * splits}, {300, 520, 4112}, {2048, 2048, 1024},
+                           {640, 1000, 4104}, {200, 776, 8000}};
+  for (const auto& s : shapes) {
+    const std::string variant = check_shape("assay@" + config, dtype, s[0], s[1], s[2], 310, 0);
+    EXPECT_NE(variant.find("_k" + std::to_string(splits) + "_"), std::string::npos) << variant;
+  }
+  // Fewer 64-deep K blocks than splits: skipped with the reason.
+  EXPECT_THROW(check_shape("assay@" + config, dtype, 64, 64, 64 * (splits - 1), 310, 0), SkipError);
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, SplitConfigs,
+                         ::testing::Combine(::testing::Values("wgmma_128x128_k2", "wgmma_128x128_k3",
+                                                              "wgmma_128x128_k4", "wgmma_128x64_k2",
+                                                              "wgmma_128x64_k4", "wgmma_128x64_k8"),
+                                            ::testing::Values(DType::f16, DType::bf16)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" + std::string(dtype_name(std::get<1>(info.param)));
+                         });
+
+// The counters are left at zero by every launch, and the sum's order is fixed: launches after
+// the first give the same bits, whichever split of a tile came last.
+TEST(SplitConfigs, RepeatedLaunchesGiveTheSameBits) {
+  ASSAY_REQUIRE_GPU();
+  if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
+  GemmProblem p(333, 1000, 6000, DType::f16);
+  const auto inputs = p.make_inputs(11);
+  auto inst = find_backend("assay@wgmma_128x64_k4")->instantiate(p, inputs);
+  inst->poison_output();
+  inst->call(nullptr);
+  const HostTensor first = inst->read_output();
+  for (int i = 0; i < 5; ++i) {
+    inst->poison_output();
+    inst->call(nullptr);
+    const HostTensor again = inst->read_output();
+    ASSERT_TRUE(again.data == first.data) << "launch " << i + 2 << " (" << inst->variant() << ")";
+  }
+  const auto c = verify::check_output(first, p.reference(inputs, 0), tolerance_for(DType::f16));
+  EXPECT_TRUE(c.passed) << c.first_failure;
+}
+
+TEST(SplitConfigs, Fp8AndOtherTilesAreSkippedWithTheReason) {
+  ASSAY_REQUIRE_GPU();
+  if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
+  GemmProblem p(128, 128, 1024, DType::f8e4m3);
+  const auto inputs = p.make_inputs(1);
+  auto inst = find_backend("assay@wgmma_128x64_k2")->instantiate(p, inputs);
+  try {
+    inst->call(nullptr);
+    ADD_FAILURE() << "expected a SkipError";
+  } catch (const SkipError& e) {
+    EXPECT_NE(std::string(e.what()).find("split-K"), std::string::npos) << e.what();
+  }
+  // A tile without split instances, pinned through the API (no backend carries its name).
+  kernels::GemmCall call;
+  call.m = call.n = 128;
+  call.k = 1024;
+  call.a = call.b = call.c = reinterpret_cast<void*>(256);
+  const kernels::GemmPlan plan = kernels::plan_gemm(call, "wgmma_128x256_k2");
+  EXPECT_TRUE(plan.name.empty());
+  EXPECT_NE(plan.unavailable.find("split-K"), std::string::npos) << plan.unavailable;
+}
+
+// The heuristic splits a few tiles over a deep K (a quarter of the SMs' worth of 128 x 64 tiles).
+TEST(SplitConfigs, AutoSplitsFewTilesOverDeepK) {
+  ASSAY_REQUIRE_GPU();
+  if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
+  const std::string variant = check_shape("assay", DType::bf16, 375, 1216, 7264, 320, 8);
+  EXPECT_NE(variant.find("_k"), std::string::npos) << variant;
 }
 
 // The fp8 baseline: cuBLASLt against the same oracle, where it accepts the shape.

@@ -86,8 +86,39 @@ TEST(TileHeuristic, EveryPickExistsForItsDtype) {
                                                                       t.tile_n == 192 || t.tile_n == 208)
                                                 : t.tile_n == 256 || (split && t.tile_n != 64))))
                 << fp8 << " " << m << "x" << n << "x" << k;
-            if (!fp8 && split) EXPECT_EQ(t.cluster == 2, t.tile_n != 64) << m << "x" << n << "x" << k;
+            if (!fp8 && split && t.splits == 1) EXPECT_EQ(t.cluster == 2, t.tile_n != 64) << m << "x" << n << "x" << k;
+            // Split-K: 16-bit single CTAs of the two built tiles, one wave of units, a K block per split.
+            if (t.splits > 1) {
+              EXPECT_FALSE(fp8);
+              EXPECT_EQ(t.cluster, 1);
+              EXPECT_EQ(t.tile_m, 128);
+              EXPECT_TRUE(t.tile_n == 64 || t.tile_n == 128) << t.tile_n;
+              EXPECT_LE(t.splits, 8);
+              EXPECT_LE(t.splits, (k + 63) / 64);
+              EXPECT_LE(static_cast<long long>((m + 127) / 128) * ((n + t.tile_n - 1) / t.tile_n) * t.splits, sms);
+            }
           }
+}
+
+// Split-K where few tiles meet a deep K (docs/kernels/hopper-gemm.md, "Split-K"): the picks at
+// shapes of the sweep that fitted it, with the measured time of the pick against the best of
+// 2, 3, 4, 6 and 8 splits of both tiles and the unsplit pick (H200).
+TEST(TileHeuristic, SplitsFewTilesOverDeepK) {
+  struct Shape {
+    int m, n, k, tile_n, splits;
+  };
+  for (const Shape s : {Shape{113, 256, 7504, 64, 7},     // k6 measured: 2.0x the unsplit 128 x 64
+                        Shape{163, 384, 7672, 64, 5},     // k4-k6: 2.2-2.3x
+                        Shape{95, 2232, 7552, 64, 3},     // k3: 1.46x
+                        Shape{282, 1088, 3712, 64, 2},    // gemm-hopper-random r04
+                        Shape{1368, 384, 1728, 64, 1},    // 66 tiles, 27 K blocks: k2 ran 0.89x
+                        Shape{128, 1872, 1088, 64, 1}}) {  // 17 K blocks: k2 ran 0.88x
+    const auto t = choose_tile(false, s.m, s.n, s.k, kH100Sms);
+    EXPECT_EQ(t.tile_n, s.tile_n) << s.m << "x" << s.n << "x" << s.k;
+    EXPECT_EQ(t.splits, s.splits) << s.m << "x" << s.n << "x" << s.k;
+  }
+  EXPECT_EQ(choose_tile(true, 113, 256, 7504, kH100Sms).splits, 1);  // fp8 has no split instances
+  for (const int size : {1024, 2048, 4096}) EXPECT_EQ(choose_tile(false, size, size, size, kH100Sms).splits, 1);
 }
 
 TEST(TileHeuristic, WidthsPerDtype) {

@@ -32,6 +32,40 @@ std::string hopper_refusal(const GemmCall& call) {
   return {};
 }
 
+// S of a pinned split-K configuration "<base>_k<S>" (2 <= S <= 16), else 0.
+int split_suffix(std::string_view config, const std::string& base) {
+  const std::string prefix = base + "_k";
+  if (config.size() <= prefix.size() || config.substr(0, prefix.size()) != prefix) return 0;
+  int s = 0;
+  for (const char ch : config.substr(prefix.size())) {
+    if (ch < '0' || ch > '9' || s > 16) return 0;
+    s = s * 10 + (ch - '0');
+  }
+  return s >= 2 && s <= 16 && config[prefix.size()] != '0' ? s : 0;
+}
+
+// Split-K's workspace for `p`, zeroed counters included; false if the device cannot give it.
+bool allocate_split_workspace(GemmPlan& p, const GemmCall& call) {
+  const std::size_t bytes = hopper::split_workspace_bytes(p.tile_m, p.tile_n, call.m, call.n, p.splits);
+  void* raw = nullptr;
+  if (cudaMalloc(&raw, bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  p.workspace = std::shared_ptr<void>(raw, [](void* q) { cudaFree(q); });
+  p.workspace_bytes = bytes;
+  // The counters start at zero; each launch leaves them so. cudaMemset runs on the legacy default
+  // stream, which a non-blocking stream does not wait for: wait here.
+  if (cudaMemset(raw, 0, hopper::split_counter_bytes(p.tile_m, p.tile_n, call.m, call.n)) != cudaSuccess ||
+      cudaStreamSynchronize(nullptr) != cudaSuccess) {
+    (void)cudaGetLastError();
+    p.workspace.reset();
+    p.workspace_bytes = 0;
+    return false;
+  }
+  return true;
+}
+
 GemmPlan choose(const GemmCall& call, std::string_view config) {
   GemmPlan c;
   if (call.m < 1 || call.n < 1 || call.k < 1) {
@@ -47,6 +81,7 @@ GemmPlan choose(const GemmCall& call, std::string_view config) {
       c.tile_m = t.tile_m;
       c.tile_n = t.tile_n;
       c.cluster = t.cluster;
+      c.splits = t.splits;
     } else {
       c.kernel = tensor16 ? GemmKernel::mma_sync : GemmKernel::simt;
     }
@@ -54,9 +89,17 @@ GemmPlan choose(const GemmCall& call, std::string_view config) {
   }
   for (const hopper::TileShape t : hopper::kTileShapes) {
     const std::string base = "wgmma_" + std::to_string(t.m) + "x" + std::to_string(t.n);
-    if (config != base && config != base + "_c2") continue;
-    c.cluster = config == base ? 1 : 2;
+    const int splits = split_suffix(config, base);
+    if (config != base && config != base + "_c2" && splits == 0) continue;
+    c.cluster = config == base + "_c2" ? 2 : 1;
     c.unavailable = hopper_refusal(call);
+    if (splits > 0 && c.unavailable.empty()) {
+      if (!hopper::builds_split(hopper_elem(call.dtype), t.m, t.n))
+        c.unavailable = "split-K is built for f16/bf16 128x128 and 128x64 tiles";
+      else if (splits > (call.k + 63) / 64)
+        c.unavailable = "split-K needs a 64-deep K block per split (k = " + std::to_string(call.k) + ")";
+      c.splits = splits;
+    }
     if (c.unavailable.empty() && !hopper::builds(hopper_elem(call.dtype), t.m, t.n))
       c.unavailable = t.m == 192  ? "the 192x192 tile is f16/bf16's alone (fp8's partial sets need 128-row tiles)"
                       : t.n == 256 ? "the fp8 kernel has no 256-wide tile (its partial set would not fit in registers)"
@@ -91,12 +134,22 @@ const std::vector<std::string>& gemm_configs() {
 
 GemmPlan plan_gemm(const GemmCall& call, std::string_view config) {
   GemmPlan p = choose(call, config);
+  if (p.kernel == GemmKernel::hopper && p.splits > 1 && !allocate_split_workspace(p, call)) {
+    if (config == "auto") {
+      p.splits = 1;  // the unsplit tile runs everything; only slower
+    } else {
+      p.kernel = GemmKernel::none;
+      p.unavailable = "split-K's workspace (" +
+                      std::to_string(hopper::split_workspace_bytes(p.tile_m, p.tile_n, call.m, call.n, p.splits)) +
+                      " bytes) could not be allocated";
+    }
+  }
   switch (p.kernel) {
     case GemmKernel::hopper: {
       const int bk = call.dtype == GemmDtype::f8e4m3 ? 128 : 64;
       p.name = "wgmma_" + std::to_string(p.tile_m) + "x" + std::to_string(p.tile_n) + "x" + std::to_string(bk) +
                "_s" + std::to_string(hopper::stages(p.tile_m, p.tile_n)) + (p.cluster == 2 ? "_c2" : "") +
-               "_persistent";
+               (p.splits > 1 ? "_k" + std::to_string(p.splits) : "") + "_persistent";
       break;
     }
     case GemmKernel::mma_sync: p.name = detail::mma_sync_config_name(call.n, call.k, call.a, call.b, call.c); break;
@@ -112,8 +165,20 @@ GemmPlan plan_gemm(const GemmCall& call, std::string_view config) {
 cudaError_t launch_gemm(const GemmPlan& plan, const GemmCall& call, cudaStream_t stream) {
   switch (plan.kernel) {
     case GemmKernel::hopper:
+    {
+      hopper::Split split;
+      if (plan.splits > 1) {
+        unsigned char* ws = static_cast<unsigned char*>(plan.workspace.get());
+        split.splits = plan.splits;
+        split.counters = reinterpret_cast<unsigned*>(ws);
+        split.slots = ws == nullptr ? nullptr
+                                    : reinterpret_cast<float*>(
+                                          ws + hopper::split_counter_bytes(plan.tile_m, plan.tile_n, call.m, call.n));
+        split.bytes = plan.workspace_bytes;
+      }
       return hopper::launch(hopper_elem(call.dtype), plan.tile_m, plan.tile_n, plan.cluster, call.m, call.n, call.k,
-                            call.a, call.b, call.c, call.scale_a, call.scale_b, stream);
+                            call.a, call.b, call.c, call.scale_a, call.scale_b, stream, split);
+    }
     case GemmKernel::mma_sync:
       return detail::launch_mma_sync_gemm(call.dtype == GemmDtype::bf16, call.m, call.n, call.k, call.a, call.b,
                                           call.c, stream);

@@ -6,6 +6,8 @@
 //   f32          the FFMA SIMT kernel
 #include <cuda_runtime.h>
 
+#include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,7 +31,8 @@ struct GemmCall {
 
 // Configurations a caller may pin (gemm_configs.hpp): "auto" (the shape heuristic),
 // "wgmma_128x{256,208,192,176,128,64}", "wgmma_192x192" (Hopper kernel, tile M x N; "_c2": in CTA
-// pairs; 208 and 176 fp8 only, 192x192 f16/bf16 only),
+// pairs; 208 and 176 fp8 only, 192x192 f16/bf16 only), "wgmma_128x{128,64}_k<S>" (f16/bf16: S
+// CTAs share each tile's K; S of 2, 3, 4, 6 or 8),
 // "mma_sync" (f16/bf16), "simt" (f32, f8e4m3).
 const std::vector<std::string>& gemm_configs();
 
@@ -42,6 +45,12 @@ struct GemmPlan {
   int tile_m = 128;  // hopper: output tile rows
   int tile_n = 0;   // hopper: output tile width
   int cluster = 1;  // hopper: CTAs per cluster
+  int splits = 1;   // hopper: CTAs sharing each tile's K blocks (split-K)
+  // Split-K's workspace (tile counters and fp32 partial tiles), the plan's own, allocated on the
+  // current device by plan_gemm and freed with the last copy of the plan. Launches of one plan
+  // share it, so they must not overlap (one stream, or ordered by events).
+  std::shared_ptr<void> workspace;
+  std::size_t workspace_bytes = 0;
 };
 
 // The kernel `config` runs for `call`, without launching: the device checks, the eligibility

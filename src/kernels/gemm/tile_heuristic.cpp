@@ -1,5 +1,7 @@
 #include "kernels/gemm/tile_heuristic.hpp"
 
+#include <cmath>
+
 namespace assay::kernels::hopper {
 
 namespace {
@@ -47,6 +49,21 @@ double split_row_efficiency(int tile_m, int tile_n) {
   return tile_n == 192 ? 0.875 : tile_n == 128 ? 0.70 : 0.55;
 }
 
+// Split-K (f16/bf16, 128 x 128 and 128 x 64 single CTAs, at most one wave of units): a tile's time
+// counted in its K blocks, plus kFixedBlocks for its start and epilogue; a split tile adds
+// kReduceBlocks, kReducePerSplit per further split (the partials' trip through L2 and the last
+// split's sum, split_k.cuh) and kFullChipBlocks times the share of the SMs the units fill (with
+// every SM busy, each CTA's loads run slower: a split that fills the chip lost to the unsplit
+// tile at 17-27 K blocks). Fitted by the geometric mean of the pick's time against the best
+// measured configuration on 36 random few-tile shapes (H200, 2, 3, 4, 6 and 8 splits of both
+// tiles): 0.985 of the best, 0.96-0.98 fitted on either half and tried on the other
+// (docs/kernels/hopper-gemm.md, "Split-K").
+constexpr double kFixedBlocks = 8.0;
+constexpr double kReduceBlocks = 4.0;
+constexpr double kReducePerSplit = 2.0;
+constexpr double kFullChipBlocks = 24.0;
+constexpr int kMaxSplits = 8;  // the measured range
+
 }  // namespace
 
 // Whole waves of tiles over the SMs (a persistent CTA takes its tiles one after another) times
@@ -77,6 +94,26 @@ TileChoice choose_tile(bool fp8, int m, int n, int k, int sms) {
                       best_waves < kClusterWaves16[1];
   const bool pair_split = split_rows && best.tile_n != 64;
   if (pair8 || pair16 || pair_split) best.cluster = 2;
+  if (fp8) return best;
+  // Split-K against the choice above, both in K-block times of a 128 x 128 tile at full rate.
+  const double k_blocks = (k + 63) / 64;
+  double best_time = static_cast<double>(best_waves) * (k_blocks + kFixedBlocks) * best.tile_m * best.tile_n /
+                     (split_rows ? split_row_efficiency(best.tile_m, best.tile_n)
+                                 : tile_efficiency(false, best.tile_m, best.tile_n));
+  for (const int tn : {128, 64}) {
+    const long long tiles = static_cast<long long>((m + kTileM - 1) / kTileM) * ((n + tn - 1) / tn);
+    // Alone, a 128-wide tile off 32 bytes runs at about the 64-wide one's rate (see above).
+    const double efficiency = split_rows ? 0.55 : tile_efficiency(false, kTileM, tn);
+    for (int s = 2; s <= kMaxSplits && s <= k_blocks && tiles * s <= sms; ++s) {
+      const double time = (std::ceil(k_blocks / s) + kFixedBlocks + kReduceBlocks + kReducePerSplit * (s - 1) +
+                           kFullChipBlocks * static_cast<double>(tiles * s) / sms) *
+                          kTileM * tn / efficiency;
+      if (time < best_time) {
+        best_time = time;
+        best = TileChoice{kTileM, tn, 1, s};
+      }
+    }
+  }
   return best;
 }
 

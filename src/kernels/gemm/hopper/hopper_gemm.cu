@@ -20,6 +20,7 @@
 #include "kernels/gemm/hopper/hopper_ptx.cuh"
 #include "kernels/gemm/hopper/producer.cuh"
 #include "kernels/gemm/hopper/schedule.cuh"
+#include "kernels/gemm/hopper/split_k.cuh"
 #include "kernels/gemm/hopper/tensor_maps.hpp"
 
 namespace assay::kernels::hopper {
@@ -29,16 +30,20 @@ namespace {
 // C = 1: each CTA loads its own tiles. C = 2 (clusters of 2 CTAs): CTA rank r takes tile row
 // 2p + r of pair row p and the pair's common tile column; each CTA loads half of the common B
 // tile for both (multicast), halving B's L2-to-SM traffic.
-template <Elem E, int BM, int BN, int C>
+// SplitK (16-bit, C = 1): `splits` CTAs share each tile's K blocks (split_k.cuh), reducing
+// through `split_slots` and `split_counters`; the other instances ignore the three arguments.
+template <Elem E, int BM, int BN, int C, bool SplitK>
 __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
     hopper_gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                        const __grid_constant__ CUtensorMap map_c, typename Traits<E>::Out* __restrict__ c, int m,
                        int n, int k,
-                       const float* __restrict__ scale_a, const float* __restrict__ scale_b) {
+                       const float* __restrict__ scale_a, const float* __restrict__ scale_b,
+                       float* __restrict__ split_slots, unsigned* __restrict__ split_counters, int splits) {
   using T = Tile<E, BM, BN>;
   constexpr int kStages = T::kStages;
   // fp8's alternating consumers use named barriers 3 and 4, the staging boxes 1 + consumer.
   static_assert(BM == 128 || E != Elem::e4m3, "fp8 tiles have 128 rows");
+  static_assert(!SplitK || (C == 1 && !kPromote<E>), "split-K is built for 16-bit single CTAs");
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>(
       (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
@@ -71,14 +76,21 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
   const LoadStage<E, BM, BN, C> load_stage{smem, full, map_a, map_b, rank};
 
   int primed = 0;
+  // Split-K's units are (tile, split) pairs; its producer primes nothing in the set-up.
+  [[maybe_unused]] const int work = SplitK ? units * splits : units;
   if (threadIdx.x == 0)
-    producer_setup(map_a, map_b, map_c, full, empty, cluster, units, k_blocks, unit_tile, load_stage, primed);
+    producer_setup(map_a, map_b, map_c, full, empty, cluster, SplitK ? 0 : units, k_blocks, unit_tile, load_stage,
+                   primed);
   if constexpr (C == 2) cluster_sync();
   else __syncthreads();
 
   if (warp_group == 0) {
     regs_release<Groups<BM, BN>::kProducerRegs>();
-    if (tid == 0) produce(empty, primed, cluster, clusters, units, k_blocks, unit_tile, load_stage);
+    if constexpr (SplitK) {
+      if (tid == 0) produce_split(empty, cluster, clusters, work, splits, k_blocks, unit_tile, load_stage);
+    } else {
+      if (tid == 0) produce(empty, primed, cluster, clusters, units, k_blocks, unit_tile, load_stage);
+    }
     __syncwarp();  // the producer lane rejoins its warp
   } else {
     regs_claim<Groups<BM, BN>::kConsumerRegs>();
@@ -106,7 +118,10 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
     const StoreGroups<E, BM, BN> store_groups{m, n, c, consumer, warp, lane};
     const StoreTile<E, BM, BN> store_tile{store_groups, m,     n,         c,          consumer, warp, lane,
                                           acc,          scale, out_stage, out_buffer, tid,      map_c};
-    if constexpr (kPromote<E> && kOrdered<BN>) {
+    if constexpr (SplitK) {
+      consume_split(ring, acc, full_at, cluster, clusters, work, splits, k_blocks, consumer * 128 + tid, unit_tile,
+                    issue, release, store_tile, from_acc, split_slots, split_counters);
+    } else if constexpr (kPromote<E> && kOrdered<BN>) {
       // fp8 (consumer_fp8.cuh), one partial set per warp group, waited for every block, with the
       // two consumers' wgmmas strictly alternating (named barriers 3 and 4): while one warp group
       // adds its finished set, the other's block runs on the tensor cores. No wgmma of this warp
@@ -147,9 +162,9 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
   }
 }
 
-template <Elem E, int BM, int BN, int C>
+template <Elem E, int BM, int BN, int C, bool SplitK = false>
 cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void* c, const float* sa,
-                        const float* sb, cudaStream_t stream) {
+                        const float* sb, cudaStream_t stream, const Split& split = {}) {
   using T = Tile<E, BM, BN>;
   int device = 0;
   cudaError_t err = cudaGetDevice(&device);
@@ -162,7 +177,7 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   static std::atomic<int> max_clusters[kMaxDevices];
   int cluster_limit = max_clusters[device].load(std::memory_order_acquire);
   if (cluster_limit == 0) {
-    err = cudaFuncSetAttribute(hopper_gemm_kernel<E, BM, BN, C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    err = cudaFuncSetAttribute(hopper_gemm_kernel<E, BM, BN, C, SplitK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                T::kSmemBytes);
     if (err != cudaSuccess) return err;
     int found = facts.sms;
@@ -177,7 +192,7 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
       probe.dynamicSmemBytes = T::kSmemBytes;
       probe.attrs = &attr;
       probe.numAttrs = 1;
-      err = cudaOccupancyMaxActiveClusters(&found, hopper_gemm_kernel<E, BM, BN, C>, &probe);
+      err = cudaOccupancyMaxActiveClusters(&found, hopper_gemm_kernel<E, BM, BN, C, SplitK>, &probe);
       if (err != cudaSuccess) return err;
     }
     if (found < 1) return cudaErrorInvalidConfiguration;
@@ -197,7 +212,7 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   CUtensorMap map_c;  // C: m x n (bf16/f16), one consumer's 64 rows x 64 columns per store
   err = tensor_map(map_c, device, MapElem::u16, c, n, m, kOutCols, 64);
   if (err != cudaSuccess) return err;
-  const int units = ((m + BM - 1) / BM + C - 1) / C * ((n + BN - 1) / BN);
+  const int units = ((m + BM - 1) / BM + C - 1) / C * ((n + BN - 1) / BN) * (SplitK ? split.splits : 1);
   const int clusters = persistent_clusters(units, cluster_limit);
   cudaLaunchConfig_t cfg = {};
   cudaLaunchAttribute attr = {};
@@ -210,8 +225,9 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   cfg.stream = stream;
   cfg.attrs = &attr;
   cfg.numAttrs = C > 1 ? 1 : 0;
-  err = cudaLaunchKernelEx(&cfg, hopper_gemm_kernel<E, BM, BN, C>, map_a, map_b, map_c,
-                           static_cast<typename Traits<E>::Out*>(c), m, n, k, sa, sb);
+  err = cudaLaunchKernelEx(&cfg, hopper_gemm_kernel<E, BM, BN, C, SplitK>, map_a, map_b, map_c,
+                           static_cast<typename Traits<E>::Out*>(c), m, n, k, sa, sb, split.slots, split.counters,
+                           split.splits);
   if (err != cudaSuccess) return err;
   return cudaGetLastError();
 }
@@ -244,6 +260,21 @@ cudaError_t launch_elem(int tile_m, int tile_n, int m, int n, int k, const void*
   return cudaErrorInvalidValue;
 }
 
+// The split-K instances: 16-bit, single CTAs, 128 x 128 and 128 x 64 (the tiles that run with
+// few CTAs: docs/kernels/hopper-gemm.md, "Split-K").
+template <Elem E>
+cudaError_t launch_split(int tile_m, int tile_n, int m, int n, int k, const void* a, const void* b, void* c,
+                         cudaStream_t stream, const Split& split) {
+  if constexpr (kPromote<E>) {
+    return cudaErrorInvalidValue;
+  } else {
+    if (tile_m != 128) return cudaErrorInvalidValue;
+    if (tile_n == 128) return launch_tile<E, 128, 128, 1, true>(m, n, k, a, b, c, nullptr, nullptr, stream, split);
+    if (tile_n == 64) return launch_tile<E, 128, 64, 1, true>(m, n, k, a, b, c, nullptr, nullptr, stream, split);
+    return cudaErrorInvalidValue;
+  }
+}
+
 template <Elem E>
 cudaError_t launch_cluster(int cluster, int tile_m, int tile_n, int m, int n, int k, const void* a, const void* b, void* c,
                            const float* sa, const float* sb, cudaStream_t stream) {
@@ -266,9 +297,29 @@ bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const v
   return pitches && aligned16(a) && aligned16(b) && aligned16(c);
 }
 
+bool builds_split(Elem e, int tile_m, int tile_n) { return e != Elem::e4m3 && tile_m == 128 && (tile_n == 128 || tile_n == 64); }
+
+std::size_t split_workspace_bytes(int tile_m, int tile_n, int m, int n, int splits) {
+  const std::size_t tiles = static_cast<std::size_t>((m + tile_m - 1) / tile_m) * ((n + tile_n - 1) / tile_n);
+  return split_counter_bytes(tile_m, tile_n, m, n) + tiles * splits * tile_m * tile_n * sizeof(float);
+}
+
+std::size_t split_counter_bytes(int tile_m, int tile_n, int m, int n) {
+  const std::size_t tiles = static_cast<std::size_t>((m + tile_m - 1) / tile_m) * ((n + tile_n - 1) / tile_n);
+  return (tiles * sizeof(unsigned) + 255) / 256 * 256;
+}
+
 cudaError_t launch(Elem e, int tile_m, int tile_n, int cluster, int m, int n, int k, const void* a, const void* b, void* c,
-                   const float* scale_a, const float* scale_b, cudaStream_t stream) {
+                   const float* scale_a, const float* scale_b, cudaStream_t stream, const Split& split) {
   if (!eligible(e, m, n, k, a, b, c)) return cudaErrorInvalidValue;
+  if (split.splits > 1) {
+    // The workspace holds the counters (zero between launches) and then the partial slots.
+    if (cluster != 1 || !builds_split(e, tile_m, tile_n) || split.splits > (k + 63) / 64 || split.counters == nullptr ||
+        split.slots == nullptr || split.bytes < split_workspace_bytes(tile_m, tile_n, m, n, split.splits))
+      return cudaErrorInvalidValue;
+    return e == Elem::f16 ? launch_split<Elem::f16>(tile_m, tile_n, m, n, k, a, b, c, stream, split)
+                          : launch_split<Elem::bf16>(tile_m, tile_n, m, n, k, a, b, c, stream, split);
+  }
   if (e == Elem::e4m3 && (scale_a == nullptr || scale_b == nullptr)) return cudaErrorInvalidValue;
   if (cluster != 1 && cluster != 2) return cudaErrorInvalidValue;
   switch (e) {

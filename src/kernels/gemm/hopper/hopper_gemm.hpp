@@ -18,6 +18,8 @@
 // else to the kernels that take any shape.
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
 #include "kernels/gemm/tile_heuristic.hpp"
 
 namespace assay::kernels::hopper {
@@ -29,8 +31,22 @@ bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const v
 // The output tile is `tile_m` x `tile_n`, one of kTileShapes that `builds` this dtype (192 x
 // 192: three consumer warp groups); `cluster` 1 or 2 (CTA pairs multicasting B); `scale_a`/`scale_b`
 // are device pointers (e4m3 only).
+// Split-K (f16/bf16, single CTAs, 128 x 128 and 128 x 64): `splits` CTAs share each tile's K
+// blocks (at most one split per 64 of K). The workspace (split_workspace_bytes) is the caller's:
+// the tile counters first (split_counter_bytes, zero before the first launch; each launch leaves
+// them zero), then the fp32 partial tiles. Launches sharing one workspace must not overlap.
+struct Split {
+  int splits = 1;
+  unsigned* counters = nullptr;
+  float* slots = nullptr;
+  std::size_t bytes = 0;  // of the whole workspace
+};
+bool builds_split(Elem e, int tile_m, int tile_n);
+std::size_t split_counter_bytes(int tile_m, int tile_n, int m, int n);
+std::size_t split_workspace_bytes(int tile_m, int tile_n, int m, int n, int splits);
+
 cudaError_t launch(Elem e, int tile_m, int tile_n, int cluster, int m, int n, int k, const void* a, const void* b,
-                   void* c, const float* scale_a, const float* scale_b, cudaStream_t stream);
+                   void* c, const float* scale_a, const float* scale_b, cudaStream_t stream, const Split& split = {});
 
 // Whether this dtype has this tile (tile_built in tile_heuristic.hpp).
 inline bool builds(Elem e, int tile_m, int tile_n) { return tile_built(e == Elem::e4m3, tile_m, tile_n); }
