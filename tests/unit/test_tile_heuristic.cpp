@@ -121,6 +121,27 @@ TEST(TileHeuristic, SplitsFewTilesOverDeepK) {
   for (const int size : {1024, 2048, 4096}) EXPECT_EQ(choose_tile(false, size, size, size, kH100Sms).splits, 1);
 }
 
+// The 64 x 128 tile (one consumer warp group) replaces 128 x 64 where it pads the output less, rows
+// on 32 bytes (docs/kernels/hopper-gemm.md, "The 64-row tile"; measured gains over 128 x 64, H200).
+TEST(TileHeuristic, SixtyFourRowTileWhereItPadsLess) {
+  struct Shape {
+    int m, n, k, tile_m, tile_n;
+  };
+  for (const Shape s : {Shape{54, 4480, 1152, 64, 128},    // 1.20x
+                        Shape{16, 4352, 768, 64, 128},     // 1.21x (held out)
+                        Shape{703, 1408, 1920, 64, 128},   // 1.27x (held out)
+                        Shape{115, 6720, 544, 128, 64},    // pads more columns: 0.98x
+                        Shape{98, 1152, 1536, 128, 64},    // pads as much: 0.97x
+                        Shape{1024, 1024, 1024, 128, 64},  // the grid's pick stays
+                        Shape{54, 4488, 1152, 128, 64}}) {  // rows off 32 bytes: not considered
+    const auto t = choose_tile(false, s.m, s.n, s.k, kH100Sms);
+    EXPECT_EQ(t.tile_m, s.tile_m) << s.m << "x" << s.n << "x" << s.k;
+    EXPECT_EQ(t.tile_n, s.tile_n) << s.m << "x" << s.n << "x" << s.k;
+    EXPECT_EQ(t.cluster, 1) << s.m << "x" << s.n << "x" << s.k;
+  }
+  EXPECT_EQ(choose_tile(true, 54, 4480, 1152, kH100Sms).tile_m, 128);  // fp8 has no 64-row tile
+}
+
 TEST(TileHeuristic, WidthsPerDtype) {
   EXPECT_FALSE(tile_built(true, 256));  // fp8: the partial set would not fit
   EXPECT_FALSE(tile_built(false, 176));  // f16/bf16: B comes in 64-column boxes
@@ -128,6 +149,9 @@ TEST(TileHeuristic, WidthsPerDtype) {
   EXPECT_TRUE(tile_built(false, 192, 192));
   EXPECT_FALSE(tile_built(true, 192, 192));  // fp8's partial sets need the 128-row tiles' registers
   EXPECT_FALSE(tile_built(false, 192, 256));
+  EXPECT_TRUE(tile_built(false, 64, 128));
+  EXPECT_FALSE(tile_built(false, 64, 256));
+  EXPECT_FALSE(tile_built(true, 64, 128));
   int fp8_widths = 0, widths16 = 0;
   for (const int w : kTileWidths) {
     fp8_widths += tile_built(true, w);

@@ -101,7 +101,8 @@ GemmPlan choose(const GemmCall& call, std::string_view config) {
       c.splits = splits;
     }
     if (c.unavailable.empty() && !hopper::builds(hopper_elem(call.dtype), t.m, t.n))
-      c.unavailable = t.m == 192  ? "the 192x192 tile is f16/bf16's alone (fp8's partial sets need 128-row tiles)"
+      c.unavailable = t.m != 128  ? "the " + std::to_string(t.m) + "x" + std::to_string(t.n) +
+                                       " tile is f16/bf16's alone (fp8's partial sets need 128-row tiles)"
                       : t.n == 256 ? "the fp8 kernel has no 256-wide tile (its partial set would not fit in registers)"
                                    : "the 208- and 176-wide tiles are fp8's alone (f16/bf16 load B in 64-column boxes)";
     if (c.unavailable.empty()) {

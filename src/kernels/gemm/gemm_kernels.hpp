@@ -30,8 +30,8 @@ struct GemmCall {
 };
 
 // Configurations a caller may pin (gemm_configs.hpp): "auto" (the shape heuristic),
-// "wgmma_128x{256,208,192,176,128,64}", "wgmma_192x192" (Hopper kernel, tile M x N; "_c2": in CTA
-// pairs; 208 and 176 fp8 only, 192x192 f16/bf16 only), "wgmma_128x{128,64}_k<S>" (f16/bf16: S
+// "wgmma_128x{256,208,192,176,128,64}", "wgmma_192x192", "wgmma_64x128" (Hopper kernel, tile M x N;
+// "_c2": in CTA pairs; 208 and 176 fp8 only, 192x192 and 64x128 f16/bf16 only), "wgmma_128x{128,64}_k<S>" (f16/bf16: S
 // CTAs share each tile's K; S of 2, 3, 4, 6 or 8),
 // "mma_sync" (f16/bf16), "simt" (f32, f8e4m3).
 const std::vector<std::string>& gemm_configs();

@@ -16,8 +16,14 @@ namespace {
 // 3072^3 and from 6144^3 up (208 ran 1% behind it at 6144^3), 128 2048^3; 64 0.68; 256 is not built.
 // f16/bf16 192x192 (three consumer warp groups, v7): per output element 1.01 of 128x256's rate
 // (at 3072^3, with the same work per CTA as 128x192's three waves, 1.8-2.4% faster than it).
+// f16/bf16 64x128 (one consumer warp group): 0.58, just above 128x64's 0.55, and only where it pads
+// the output less than 128x64 does (m % 128 in 1..64, mostly: choose_tile). Fitted on 32 random
+// shapes with m from 16 to 1448 (H200): it ran 0.95-1.20x as fast as 128x64 at the same waves, the
+// losses where it pads as much or more; above 0.65 it displaced split-K where split-K ran faster
+// (docs/kernels/hopper-gemm.md, "The 64-row tile"). A 64 x 256 tile was built and lost everywhere.
 double tile_efficiency(bool fp8, int tile_m, int tile_n) {
   if (tile_m == 192) return 1.01;
+  if (tile_m == 64) return 0.58;
   if (fp8) return tile_n == 192 ? 1.10 : tile_n == 208 || tile_n == 176 ? 1.08 : tile_n == 128 ? 1.0 : 0.68;
   return tile_n == 256 ? 1.0 : tile_n == 192 ? 0.99 : tile_n == 128 ? 0.84 : 0.55;
 }
@@ -76,6 +82,13 @@ TileChoice choose_tile(bool fp8, int m, int n, int k, int sms) {
   if (sms < 1) sms = 1;
   auto consider = [&](int tm, int tn) {
     if (!tile_built(fp8, tm, tn)) return;
+    if (tm == 64) {
+      // Against 128x64, which covers m x n in as many tiles of the same size: only where it pads
+      // less, and not with rows off 32 bytes (alone or paired it won and lost there by turns).
+      const long long pad64 = static_cast<long long>((m + 63) / 64 * 64) * ((n + 127) / 128 * 128);
+      const long long pad128 = static_cast<long long>((m + 127) / 128 * 128) * ((n + 63) / 64 * 64);
+      if (split_rows || pad64 >= pad128) return;
+    }
     const long long tiles = static_cast<long long>((m + tm - 1) / tm) * ((n + tn - 1) / tn);
     const long long waves = (tiles + sms - 1) / sms;
     const double efficiency = split_rows ? split_row_efficiency(tm, tn) : tile_efficiency(fp8, tm, tn);

@@ -17,6 +17,7 @@ constexpr int kTileWidths[] = {256, 208, 192, 176, 128, 64};
 // boxes).
 constexpr bool tile_built(bool fp8, int tile_n) { return fp8 ? tile_n != 256 : tile_n != 208 && tile_n != 176; }
 constexpr bool tile_built(bool fp8, int tile_m, int tile_n) {
+  if (tile_m == 64) return !fp8 && tile_n == 128;  // one consumer warp group
   return tile_m == kTileM ? tile_built(fp8, tile_n) : tile_m == 192 && tile_n == 192 && !fp8;
 }
 
@@ -26,9 +27,10 @@ struct TileShape {
   int m, n;
 };
 inline constexpr auto kTileShapes = [] {
-  std::array<TileShape, std::size(kTileWidths) + 1> shapes{};
+  std::array<TileShape, std::size(kTileWidths) + 2> shapes{};
   for (std::size_t i = 0; i < std::size(kTileWidths); ++i) shapes[i] = {kTileM, kTileWidths[i]};
-  shapes.back() = {192, 192};
+  shapes[std::size(kTileWidths)] = {192, 192};
+  shapes[std::size(kTileWidths) + 1] = {64, 128};
   return shapes;
 }();
 

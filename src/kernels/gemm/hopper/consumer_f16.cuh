@@ -37,8 +37,8 @@ __device__ __forceinline__ void consume_16bit(Ring<Tile<E, BM, BN>::kStages>& ri
                                               const FromAcc<E, BN>& from_acc) {
   constexpr int kStages = Tile<E, BM, BN>::kStages;
   // Three consumers (192 rows) have 152 registers: no room for the packed tile beside `acc`, so
-  // they store each tile as it ends.
-  constexpr bool kBehind = BM == 128;
+  // they store each tile as it ends. One consumer (64 rows) has 255.
+  constexpr bool kBehind = BM != 192;
   std::uint32_t packed[kBehind ? BN / 4 : 1];
   auto from_packed = [&](int g, int half, std::uint32_t(&w)[4]) {
 #pragma unroll

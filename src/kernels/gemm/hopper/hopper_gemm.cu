@@ -84,8 +84,10 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
   if constexpr (C == 2) cluster_sync();
   else __syncthreads();
 
+  // One consumer (64-row tiles) has the registers of 256 threads to itself: nothing to move.
+  constexpr bool kMoveRegs = Groups<BM, BN>::kConsumers > 1;
   if (warp_group == 0) {
-    regs_release<Groups<BM, BN>::kProducerRegs>();
+    if constexpr (kMoveRegs) regs_release<Groups<BM, BN>::kProducerRegs>();
     if constexpr (SplitK) {
       if (tid == 0) produce_split(empty, cluster, clusters, work, splits, k_blocks, unit_tile, load_stage);
     } else {
@@ -93,7 +95,7 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
     }
     __syncwarp();  // the producer lane rejoins its warp
   } else {
-    regs_claim<Groups<BM, BN>::kConsumerRegs>();
+    if constexpr (kMoveRegs) regs_claim<Groups<BM, BN>::kConsumerRegs>();
     const int consumer = warp_group - 1;  // rows [64 * consumer, 64 * consumer + 64) of the tile
     float scale = 1.0f;
     if constexpr (E == Elem::e4m3) scale = *scale_a * *scale_b;
@@ -249,6 +251,8 @@ cudaError_t launch_elem(int tile_m, int tile_n, int m, int n, int k, const void*
   } else {
     if (tile_m == 192) return tile_n == 192 ? launch_tile<E, 192, 192, C>(m, n, k, a, b, c, sa, sb, stream)
                                             : cudaErrorInvalidValue;
+    if (tile_m == 64)
+      return tile_n == 128 ? launch_tile<E, 64, 128, C>(m, n, k, a, b, c, sa, sb, stream) : cudaErrorInvalidValue;
     if (tile_m != 128) return cudaErrorInvalidValue;
     switch (tile_n) {
       case 256: return launch_tile<E, 128, 256, C>(m, n, k, a, b, c, sa, sb, stream);

@@ -19,6 +19,7 @@ constexpr int kRowBytes = 128;       // one swizzle row: each tile row holds 128
 constexpr int kGroupM = 8;           // tile rows walked together (L2 reuse of B)
 
 // Warp groups of a CTA whose tile has BM rows: group 0 produces, BM / 64 consume (64 rows each).
+// With one consumer (the 64-row tile) no registers move: 256 threads may hold 255 each.
 // The CTA launches with the registers its size allows (a multiple of 8 per thread: 168 for 384
 // threads, 128 for 512); setmaxnreg then moves the producer's down and shares what that frees
 // among the consumers (a multiple of 8): 232 each with two consumers, 152 with three.
@@ -65,7 +66,9 @@ constexpr bool kPromote = E == Elem::e4m3;
 // As many stages as fit in 227 KB with the 1 KB alignment slack and the output staging:
 // 4 x 48 KB (256), 5 x 42, 40 or 38 (208, 192, 176; 208 and 176 store without staging),
 // 6 x 32 (128), 8 x 24 (64); fp8 stages hold 128 of K. 192x192 (f16/bf16, three consumers): 4 x 48 KB.
+// 64 x 128 (f16/bf16, one consumer): 8 x 24 KB.
 constexpr int stages_for(int tile_m, int tile_n) {
+  if (tile_m == 64) return 8;
   return tile_m == 192 || tile_n == 256 ? 4 : tile_n >= 176 ? 5 : tile_n == 128 ? 6 : 8;
 }
 
