@@ -74,12 +74,20 @@ Action add_report_command(CLI::App& app) {
     if (f->base.empty() && (f->also_cycles || f->no_history_noise))
       throw InputError(std::string(f->also_cycles ? "--also-cycles" : "--no-history-noise") + ": only with --compare");
 
-    // -o must not replace a document the page is made from (it would be lost, HTML in its place).
+    // -o must not replace a document the page is made from (it would be lost, HTML in its place):
+    // an argument itself, or a document in an argument's folder or in a session folder inside it.
     std::error_code ec;
+    const auto replaces = [&](const std::string& arg) {
+      if (std::filesystem::equivalent(f->out, arg, ec)) return true;
+      if (!std::filesystem::is_directory(arg, ec) || !store::has_document_name(f->out) ||
+          !std::filesystem::is_regular_file(f->out, ec))
+        return false;
+      const std::filesystem::path parent = std::filesystem::absolute(f->out, ec).parent_path();
+      return std::filesystem::equivalent(parent, arg, ec) || std::filesystem::equivalent(parent.parent_path(), arg, ec);
+    };
     for (const auto& arg : f->results)
-      if (std::filesystem::equivalent(f->out, arg, ec))
-        throw InputError("-o '" + f->out + "': is one of the RESULTS, which the page would overwrite");
-    if (!f->base.empty() && std::filesystem::equivalent(f->out, f->base, ec))
+      if (replaces(arg)) throw InputError("-o '" + f->out + "': is one of the RESULTS, which the page would overwrite");
+    if (!f->base.empty() && replaces(f->base))
       throw InputError("-o '" + f->out + "': is the --compare BASE, which the page would overwrite");
 
     const std::string history_path = store::history_path(f->history_db);

@@ -65,6 +65,12 @@ void lazy(const Call& c) {
   if (std::isnan(c.output.as<float>()[0])) correct(c);
 }
 
+// The fp64 oracle of the z = 2x + y workloads below.
+void scale_add_reference(const assay::bench::Params&, const std::vector<std::vector<double>>& in,
+                         std::vector<double>& out) {
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = 2.0 * in[0][i] + in[1][i];
+}
+
 // A workload of its own: z = 2x + y.
 void scale_add(const Call& c) {
   const float* x = c.inputs[0].as<float>();
@@ -90,10 +96,7 @@ ASSAY_BENCH_WORKLOAD({
                {"y", [](const assay::bench::Params& p) { return std::vector<std::int64_t>{p.at("n")}; }}},
     .output = {"z", [](const assay::bench::Params& p) { return std::vector<std::int64_t>{p.at("n")}; }},
     .flops = [](const assay::bench::Params& p) { return 2.0 * static_cast<double>(p.at("n")); },
-    .reference =
-        [](const assay::bench::Params&, const std::vector<std::vector<double>>& in, std::vector<double>& out) {
-          for (std::size_t i = 0; i < out.size(); ++i) out[i] = 2.0 * in[0][i] + in[1][i];
-        },
+    .reference = scale_add_reference,
 });
 ASSAY_BENCH_KERNEL({.name = "user-scale-add", .workload = "scale_add", .dtypes = {DType::f32}, .launch = scale_add,
                     .device = Device::cpu});
@@ -158,10 +161,7 @@ ASSAY_BENCH_WORKLOAD({
     .inputs = {{"x", n_of}, {"y", n_of}},
     .output = {"z", n_of},
     .flops = [](const assay::bench::Params&) { return std::nan(""); },
-    .reference =
-        [](const assay::bench::Params&, const std::vector<std::vector<double>>& in, std::vector<double>& out) {
-          for (std::size_t i = 0; i < out.size(); ++i) out[i] = 2.0 * in[0][i] + in[1][i];
-        },
+    .reference = scale_add_reference,
 });
 ASSAY_BENCH_KERNEL({.name = "user-scale-add-nan-flops", .workload = "scale_add_nan_flops", .dtypes = {DType::f32},
                     .launch = scale_add, .device = Device::cpu});
@@ -190,10 +190,7 @@ ASSAY_BENCH_WORKLOAD({
     .flops = [](const assay::bench::Params& p) { return 2.0 * static_cast<double>(p.at("n")); },
     .generate = [](const assay::bench::Params&, std::size_t index, std::uint64_t,
                    std::vector<double>& v) { std::fill(v.begin(), v.end(), 0.5 + static_cast<double>(index)); },
-    .reference =
-        [](const assay::bench::Params&, const std::vector<std::vector<double>>& in, std::vector<double>& out) {
-          for (std::size_t i = 0; i < out.size(); ++i) out[i] = 2.0 * in[0][i] + in[1][i];
-        },
+    .reference = scale_add_reference,
 });
 ASSAY_BENCH_KERNEL({.name = "user-scale-add-fixed-inputs", .workload = "scale_add_fixed_inputs",
                     .dtypes = {DType::f32}, .launch = scale_add, .device = Device::cpu});

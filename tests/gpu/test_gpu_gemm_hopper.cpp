@@ -213,6 +213,22 @@ TEST(SplitConfigs, Fp8AndOtherTilesAreSkippedWithTheReason) {
   EXPECT_NE(plan.unavailable.find("split-K"), std::string::npos) << plan.unavailable;
 }
 
+// A split plan's workspace is laid out for its m x n: a launch at another shape is refused before
+// any kernel runs (it would have written partials over counters never zeroed again).
+TEST(SplitConfigs, LaunchAtAnotherShapeIsRefused) {
+  ASSAY_REQUIRE_GPU();
+  if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
+  kernels::GemmCall call;
+  call.m = call.n = 512;
+  call.k = 1024;
+  call.a = call.b = call.c = reinterpret_cast<void*>(256);
+  const kernels::GemmPlan plan = kernels::plan_gemm(call, "wgmma_128x64_k2");
+  ASSERT_FALSE(plan.name.empty()) << plan.unavailable;
+  ASSERT_NE(plan.workspace, nullptr);
+  call.m = 128;
+  EXPECT_EQ(kernels::launch_gemm(plan, call, nullptr), cudaErrorInvalidValue);
+}
+
 // The heuristic splits a few tiles over a deep K (a quarter of the SMs' worth of 128 x 64 tiles).
 TEST(SplitConfigs, AutoSplitsFewTilesOverDeepK) {
   ASSAY_REQUIRE_GPU();

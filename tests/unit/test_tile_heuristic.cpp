@@ -118,6 +118,12 @@ TEST(TileHeuristic, SplitsFewTilesOverDeepK) {
     EXPECT_EQ(t.splits, s.splits) << s.m << "x" << s.n << "x" << s.k;
   }
   EXPECT_EQ(choose_tile(true, 113, 256, 7504, kH100Sms).splits, 1);  // fp8 has no split instances
+  // Without split-K (no workspace to be had), the unsplit choice.
+  const auto unsplit = choose_tile(false, 113, 256, 7504, kH100Sms, false);
+  EXPECT_EQ(unsplit.splits, 1);
+  EXPECT_EQ(unsplit.tile_n, 64);
+  // k near INT_MAX: the K blocks are counted without overflow (no split past them).
+  EXPECT_LE(choose_tile(false, 64, 64, 2147483647, kH100Sms).splits, 8);
   for (const int size : {1024, 2048, 4096}) EXPECT_EQ(choose_tile(false, size, size, size, kH100Sms).splits, 1);
 }
 
@@ -138,6 +144,7 @@ TEST(TileHeuristic, SixtyFourRowTileWhereItPadsLess) {
     EXPECT_EQ(t.tile_m, s.tile_m) << s.m << "x" << s.n << "x" << s.k;
     EXPECT_EQ(t.tile_n, s.tile_n) << s.m << "x" << s.n << "x" << s.k;
     EXPECT_EQ(t.cluster, 1) << s.m << "x" << s.n << "x" << s.k;
+    EXPECT_EQ(t.splits, 1) << s.m << "x" << s.n << "x" << s.k;
   }
   EXPECT_EQ(choose_tile(true, 54, 4480, 1152, kH100Sms).tile_m, 128);  // fp8 has no 64-row tile
 }

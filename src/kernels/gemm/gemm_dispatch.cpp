@@ -54,6 +54,9 @@ bool allocate_split_workspace(GemmPlan& p, const GemmCall& call) {
   }
   p.workspace = std::shared_ptr<void>(raw, [](void* q) { cudaFree(q); });
   p.workspace_bytes = bytes;
+  p.split_m = call.m;
+  p.split_n = call.n;
+  if (cudaGetDevice(&p.split_device) != cudaSuccess) return false;
   // The counters start at zero; each launch leaves them so. cudaMemset runs on the legacy default
   // stream, which a non-blocking stream does not wait for: wait here.
   if (cudaMemset(raw, 0, hopper::split_counter_bytes(p.tile_m, p.tile_n, call.m, call.n)) != cudaSuccess ||
@@ -96,7 +99,7 @@ GemmPlan choose(const GemmCall& call, std::string_view config) {
     if (splits > 0 && c.unavailable.empty()) {
       if (!hopper::builds_split(hopper_elem(call.dtype), t.m, t.n))
         c.unavailable = "split-K is built for f16/bf16 128x128 and 128x64 tiles";
-      else if (splits > (call.k + 63) / 64)
+      else if (splits > (static_cast<long long>(call.k) + 63) / 64)
         c.unavailable = "split-K needs a 64-deep K block per split (k = " + std::to_string(call.k) + ")";
       c.splits = splits;
     }
@@ -137,7 +140,14 @@ GemmPlan plan_gemm(const GemmCall& call, std::string_view config) {
   GemmPlan p = choose(call, config);
   if (p.kernel == GemmKernel::hopper && p.splits > 1 && !allocate_split_workspace(p, call)) {
     if (config == "auto") {
-      p.splits = 1;  // the unsplit tile runs everything; only slower
+      // The unsplit choice runs everything, only slower.
+      const hopper::TileChoice t = hopper::choose_tile(call.dtype == GemmDtype::f8e4m3, call.m, call.n, call.k,
+                                                       current_facts().sms, /*allow_split=*/false);
+      p = GemmPlan{};
+      p.kernel = GemmKernel::hopper;
+      p.tile_m = t.tile_m;
+      p.tile_n = t.tile_n;
+      p.cluster = t.cluster;
     } else {
       p.kernel = GemmKernel::none;
       p.unavailable = "split-K's workspace (" +
@@ -169,6 +179,12 @@ cudaError_t launch_gemm(const GemmPlan& plan, const GemmCall& call, cudaStream_t
     {
       hopper::Split split;
       if (plan.splits > 1) {
+        // The workspace is laid out for the planned m x n on the planned device: a launch at
+        // another shape would write partials over counters that are never zeroed again.
+        int device = -1;
+        if (call.m != plan.split_m || call.n != plan.split_n || cudaGetDevice(&device) != cudaSuccess ||
+            device != plan.split_device)
+          return cudaErrorInvalidValue;
         unsigned char* ws = static_cast<unsigned char*>(plan.workspace.get());
         split.splits = plan.splits;
         split.counters = reinterpret_cast<unsigned*>(ws);

@@ -32,7 +32,7 @@ struct GemmCall {
 // Configurations a caller may pin (gemm_configs.hpp): "auto" (the shape heuristic),
 // "wgmma_128x{256,208,192,176,128,64}", "wgmma_192x192", "wgmma_64x128" (Hopper kernel, tile M x N;
 // "_c2": in CTA pairs; 208 and 176 fp8 only, 192x192 and 64x128 f16/bf16 only), "wgmma_128x{128,64}_k<S>" (f16/bf16: S
-// CTAs share each tile's K; S of 2, 3, 4, 6 or 8),
+// CTAs share each tile's K, S from 2 to 16 here; the backends are named for 2, 3, 4, 6 and 8),
 // "mma_sync" (f16/bf16), "simt" (f32, f8e4m3).
 const std::vector<std::string>& gemm_configs();
 
@@ -46,11 +46,14 @@ struct GemmPlan {
   int tile_n = 0;   // hopper: output tile width
   int cluster = 1;  // hopper: CTAs per cluster
   int splits = 1;   // hopper: CTAs sharing each tile's K blocks (split-K)
-  // Split-K's workspace (tile counters and fp32 partial tiles), the plan's own, allocated on the
-  // current device by plan_gemm and freed with the last copy of the plan. Launches of one plan
-  // share it, so they must not overlap (one stream, or ordered by events).
+  // Split-K's workspace (tile counters and fp32 partial tiles), allocated on the current device by
+  // plan_gemm (which then waits for its zeroing: planning a split is synchronous, so plan before a
+  // stream capture) and freed with the last copy of the plan. Copies of a plan share it, so their
+  // launches must not overlap (one stream, or ordered by events); a split plan launches only at
+  // its planned m x n on its planned device (cudaErrorInvalidValue otherwise).
   std::shared_ptr<void> workspace;
   std::size_t workspace_bytes = 0;
+  int split_m = 0, split_n = 0, split_device = -1;
 };
 
 // The kernel `config` runs for `call`, without launching: the device checks, the eligibility

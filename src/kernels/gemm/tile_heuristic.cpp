@@ -74,7 +74,7 @@ constexpr int kMaxSplits = 8;  // the measured range
 
 // Whole waves of tiles over the SMs (a persistent CTA takes its tiles one after another) times
 // the time of one tile.
-TileChoice choose_tile(bool fp8, int m, int n, int k, int sms) {
+TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split) {
   TileChoice best;
   const bool split_rows = !fp8 && (k % 16 != 0 || n % 16 != 0);
   double best_cost = 0;
@@ -107,9 +107,9 @@ TileChoice choose_tile(bool fp8, int m, int n, int k, int sms) {
                       best_waves < kClusterWaves16[1];
   const bool pair_split = split_rows && best.tile_n != 64;
   if (pair8 || pair16 || pair_split) best.cluster = 2;
-  if (fp8) return best;
+  if (fp8 || !allow_split) return best;
   // Split-K against the choice above, both in K-block times of a 128 x 128 tile at full rate.
-  const double k_blocks = (k + 63) / 64;
+  const double k_blocks = k / 64 + (k % 64 != 0);
   double best_time = static_cast<double>(best_waves) * (k_blocks + kFixedBlocks) * best.tile_m * best.tile_n /
                      (split_rows ? split_row_efficiency(best.tile_m, best.tile_n)
                                  : tile_efficiency(false, best.tile_m, best.tile_n));

@@ -43,7 +43,8 @@ struct TileChoice {
 
 // The tile (and cluster size) with the least predicted time for an m x n output on `sms` SMs; k
 // (A's row pitch, as n is B's) decides whether the rows start on 32-byte sectors.
-TileChoice choose_tile(bool fp8, int m, int n, int k, int sms);
+// allow_split = false: the choice without split-K (where its workspace could not be had).
+TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split = true);
 
 // The persistent grid for `units` units (tiles, or pairs of tiles) when `limit` clusters fit at
 // once: the fewest clusters that walk them in as many rounds as `limit` would. The clusters that

@@ -318,7 +318,8 @@ cudaError_t launch(Elem e, int tile_m, int tile_n, int cluster, int m, int n, in
   if (!eligible(e, m, n, k, a, b, c)) return cudaErrorInvalidValue;
   if (split.splits > 1) {
     // The workspace holds the counters (zero between launches) and then the partial slots.
-    if (cluster != 1 || !builds_split(e, tile_m, tile_n) || split.splits > (k + 63) / 64 || split.counters == nullptr ||
+    if (cluster != 1 || !builds_split(e, tile_m, tile_n) || split.splits > (static_cast<long long>(k) + 63) / 64 ||
+        split.counters == nullptr ||
         split.slots == nullptr || split.bytes < split_workspace_bytes(tile_m, tile_n, m, n, split.splits))
       return cudaErrorInvalidValue;
     return e == Elem::f16 ? launch_split<Elem::f16>(tile_m, tile_n, m, n, k, a, b, c, stream, split)

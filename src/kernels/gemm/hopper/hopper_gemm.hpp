@@ -1,14 +1,15 @@
 #pragma once
 // assay's Hopper GEMM (sm_90a): TMA loads into a shared-memory ring completed on mbarriers,
-// wgmma with fp32 accumulators, one producer warp group and two (three for 192-row tiles)
-// consumer warp groups (setmaxnreg), optionally 2-CTA clusters sharing the B tile by TMA
+// wgmma with fp32 accumulators, one producer warp group and two (three for 192-row tiles, one for
+// the 64-row tile) consumer warp groups (setmaxnreg where there are several), optionally 2-CTA clusters sharing the B tile by TMA
 // multicast, a persistent grid walking output tiles in grouped (L2-friendly) order, serpentine in
 // columns from group to group and in K from wave to wave, so that each wave starts on what the last
 // left in L2 (row-major when a 16-bit launch of single CTAs is one wave: it only picks which CTAs
 // are neighbours), and an epilogue of TMA stores from a shared-memory staging box that overlaps the
 // next tile (a CTA's last tile stores 16-byte row chunks straight from the registers; the 256-wide
 // f16/bf16 tile issues its last two K blocks in two column halves and stores the first half while
-// the second runs). fp8 promotes each 128-deep K block to fp32.
+// the second runs). fp8 promotes each 128-deep K block to fp32. The 16-bit 128 x 128 and 128 x 64
+// tiles also have split-K instances (Split below; split_k.cuh).
 //
 //   f16 / bf16:  C[m,n] = A[m,k] * B[k,n]               A, B, C row-major, C in the input type
 //   e4m3:        C[m,n] = sa * sb * A[m,k] * B[n,k]^T   B stored n x k (K-major), C bf16
