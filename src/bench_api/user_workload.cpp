@@ -53,7 +53,7 @@ class UserProblem final : public Problem {
     // read as the kernel's crash); an output of no elements leaves nothing to check.
     std::uint64_t total = 0;
     const auto add = [&](const std::string& name, const std::vector<std::int64_t>& s, bool output) {
-      const std::uint64_t n = checked_numel(s);
+      const std::uint64_t n = numel(s);
       if (n == 0 && output) throw InputError(at + "the output " + name + " has no elements " + shape_text(s));
       if (n > kMaxBytes / dtype_size(dtype_) || total > kMaxBytes / dtype_size(dtype_) - n)
         throw InputError(at + name + " of shape " + shape_text(s) + " takes the tensors past 2^62 bytes");
@@ -143,13 +143,9 @@ class UserProblem final : public Problem {
 
  private:
   static constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 62;
+  // The element count, or kMaxBytes + 1 where the product passes 2^62 (the constructor refuses
+  // such shapes, so elsewhere it is the exact count).
   static std::uint64_t numel(const std::vector<std::int64_t>& s) {
-    std::uint64_t n = 1;
-    for (auto d : s) n *= static_cast<std::uint64_t>(d);
-    return n;
-  }
-  // numel, or kMaxBytes + 1 where the product passes 2^62 (the caller refuses it).
-  static std::uint64_t checked_numel(const std::vector<std::int64_t>& s) {
     std::uint64_t n = 1;
     for (auto d : s) {
       const auto u = static_cast<std::uint64_t>(d);
