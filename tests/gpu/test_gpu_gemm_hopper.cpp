@@ -152,7 +152,7 @@ TEST_P(SplitConfigs, EdgeShapesMatchOracle) {
   if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
   const int splits = std::stoi(config.substr(config.rfind("_k") + 2));
   const int shapes[][3] = {{129, 264, 1040}, {1, 8, 64 * splits}, {300, 520, 4112}, {2048, 2048, 1024},
-                           {640, 1000, 4104}, {200, 776, 8000}};
+                           {640, 1000, 4104}, {200, 776, 8000}, {37, 1160, 6152}};
   for (const auto& s : shapes) {
     const std::string variant = check_shape("assay@" + config, dtype, s[0], s[1], s[2], 310, 0);
     EXPECT_NE(variant.find("_k" + std::to_string(splits) + "_"), std::string::npos) << variant;
@@ -164,7 +164,9 @@ TEST_P(SplitConfigs, EdgeShapesMatchOracle) {
 INSTANTIATE_TEST_SUITE_P(Configs, SplitConfigs,
                          ::testing::Combine(::testing::Values("wgmma_128x128_k2", "wgmma_128x128_k3",
                                                               "wgmma_128x128_k4", "wgmma_128x64_k2",
-                                                              "wgmma_128x64_k4", "wgmma_128x64_k8"),
+                                                              "wgmma_128x64_k4", "wgmma_128x64_k8",
+                                                              "wgmma_64x128_k2", "wgmma_64x128_k3",
+                                                              "wgmma_64x128_k8"),
                                             ::testing::Values(DType::f16, DType::bf16)),
                          [](const auto& info) {
                            return std::get<0>(info.param) + "_" + std::string(dtype_name(std::get<1>(info.param)));
@@ -175,20 +177,22 @@ INSTANTIATE_TEST_SUITE_P(Configs, SplitConfigs,
 TEST(SplitConfigs, RepeatedLaunchesGiveTheSameBits) {
   ASSAY_REQUIRE_GPU();
   if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
-  GemmProblem p(333, 1000, 6000, DType::f16);
-  const auto inputs = p.make_inputs(11);
-  auto inst = find_backend("assay@wgmma_128x64_k4")->instantiate(p, inputs);
-  inst->poison_output();
-  inst->call(nullptr);
-  const HostTensor first = inst->read_output();
-  for (int i = 0; i < 5; ++i) {
+  for (const char* config : {"assay@wgmma_128x64_k4", "assay@wgmma_64x128_k6"}) {
+    GemmProblem p(333, 1000, 6000, DType::f16);
+    const auto inputs = p.make_inputs(11);
+    auto inst = find_backend(config)->instantiate(p, inputs);
     inst->poison_output();
     inst->call(nullptr);
-    const HostTensor again = inst->read_output();
-    ASSERT_TRUE(again.data == first.data) << "launch " << i + 2 << " (" << inst->variant() << ")";
+    const HostTensor first = inst->read_output();
+    for (int i = 0; i < 5; ++i) {
+      inst->poison_output();
+      inst->call(nullptr);
+      const HostTensor again = inst->read_output();
+      ASSERT_TRUE(again.data == first.data) << "launch " << i + 2 << " (" << inst->variant() << ")";
+    }
+    const auto c = verify::check_output(first, p.reference(inputs, 0), tolerance_for(DType::f16));
+    EXPECT_TRUE(c.passed) << config << ": " << c.first_failure;
   }
-  const auto c = verify::check_output(first, p.reference(inputs, 0), tolerance_for(DType::f16));
-  EXPECT_TRUE(c.passed) << c.first_failure;
 }
 
 TEST(SplitConfigs, Fp8AndOtherTilesAreSkippedWithTheReason) {

@@ -98,7 +98,7 @@ GemmPlan choose(const GemmCall& call, std::string_view config) {
     c.unavailable = hopper_refusal(call);
     if (splits > 0 && c.unavailable.empty()) {
       if (!hopper::builds_split(hopper_elem(call.dtype), t.m, t.n))
-        c.unavailable = "split-K is built for f16/bf16 128x128 and 128x64 tiles";
+        c.unavailable = "split-K is built for f16/bf16 128x128, 128x64 and 64x128 tiles";
       else if (splits > (static_cast<long long>(call.k) + 63) / 64)
         c.unavailable = "split-K needs a 64-deep K block per split (k = " + std::to_string(call.k) + ")";
       c.splits = splits;

@@ -55,20 +55,35 @@ double split_row_efficiency(int tile_m, int tile_n) {
   return tile_n == 192 ? 0.875 : tile_n == 128 ? 0.70 : 0.55;
 }
 
-// Split-K (f16/bf16, 128 x 128 and 128 x 64 single CTAs, at most one wave of units): a tile's time
-// counted in its K blocks, plus kFixedBlocks for its start and epilogue; a split tile adds
+// Split-K (f16/bf16, 128 x 128, 128 x 64 and 64 x 128 single CTAs, at most one wave of units): a
+// tile's time counted in its K blocks, plus kFixedBlocks for its start and epilogue; a split tile adds
 // kReduceBlocks, kReducePerSplit per further split (the partials' trip through L2 and the last
 // split's sum, split_k.cuh) and kFullChipBlocks times the share of the SMs the units fill (with
 // every SM busy, each CTA's loads run slower: a split that fills the chip lost to the unsplit
 // tile at 17-27 K blocks). Fitted by the geometric mean of the pick's time against the best
 // measured configuration on 36 random few-tile shapes (H200, 2, 3, 4, 6 and 8 splits of both
 // tiles): 0.985 of the best, 0.96-0.98 fitted on either half and tried on the other
-// (docs/kernels/hopper-gemm.md, "Split-K").
+// (docs/kernels/hopper-gemm.md, "Split-K"). The 64 x 128 tile's splits take the same constants
+// at its unsplit rate, but a larger full-chip term, kFullChipBlocks64: on 16 random shapes with
+// m <= 192 and a deep K (DRAM-bound) the picks ran at 0.973 of the best measured configuration with
+// 24, 0.981 with 32-48; with 24 the rule also split 64 x 640 x 1088 (17 K blocks) 18% slower than
+// unsplit, which 32 does not (docs/kernels/hopper-gemm.md, "Split-K of the 64-row tile").
 constexpr double kFixedBlocks = 8.0;
 constexpr double kReduceBlocks = 4.0;
 constexpr double kReducePerSplit = 2.0;
 constexpr double kFullChipBlocks = 24.0;
-constexpr int kMaxSplits = 8;  // the measured range
+constexpr double kFullChipBlocks64 = 32.0;
+// The split counts that were measured, each a pinned configuration (wgmma_<tile>_k<S>) and a GPU
+// test: the heuristic picks nothing that a sweep cannot pin. 5 and 7 were never measured.
+constexpr int kSplitCounts[] = {2, 3, 4, 6, 8};
+
+// Whether the 64 x 128 tile pads m x n less than 128 x 64, which covers it in as many tiles of the
+// same size.
+bool sixty_four_rows_pad_less(int m, int n) {
+  const long long pad64 = static_cast<long long>((m + 63) / 64 * 64) * ((n + 127) / 128 * 128);
+  const long long pad128 = static_cast<long long>((m + 127) / 128 * 128) * ((n + 63) / 64 * 64);
+  return pad64 < pad128;
+}
 
 }  // namespace
 
@@ -82,13 +97,9 @@ TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split)
   if (sms < 1) sms = 1;
   auto consider = [&](int tm, int tn) {
     if (!tile_built(fp8, tm, tn)) return;
-    if (tm == 64) {
-      // Against 128x64, which covers m x n in as many tiles of the same size: only where it pads
-      // less, and not with rows off 32 bytes (alone or paired it won and lost there by turns).
-      const long long pad64 = static_cast<long long>((m + 63) / 64 * 64) * ((n + 127) / 128 * 128);
-      const long long pad128 = static_cast<long long>((m + 127) / 128 * 128) * ((n + 63) / 64 * 64);
-      if (split_rows || pad64 >= pad128) return;
-    }
+    // Against 128x64: only where it pads less, and not with rows off 32 bytes (alone or paired it
+    // won and lost there by turns).
+    if (tm == 64 && (split_rows || !sixty_four_rows_pad_less(m, n))) return;
     const long long tiles = static_cast<long long>((m + tm - 1) / tm) * ((n + tn - 1) / tn);
     const long long waves = (tiles + sms - 1) / sms;
     const double efficiency = split_rows ? split_row_efficiency(tm, tn) : tile_efficiency(fp8, tm, tn);
@@ -113,17 +124,22 @@ TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split)
   double best_time = static_cast<double>(best_waves) * (k_blocks + kFixedBlocks) * best.tile_m * best.tile_n /
                      (split_rows ? split_row_efficiency(best.tile_m, best.tile_n)
                                  : tile_efficiency(false, best.tile_m, best.tile_n));
-  for (const int tn : {128, 64}) {
-    const long long tiles = static_cast<long long>((m + kTileM - 1) / kTileM) * ((n + tn - 1) / tn);
+  // The 64 x 128 tile splits too, under the tile rule above (m <= 64 over a deep K, the shape of a
+  // decoder's GEMMs: there 128-row tiles stream and reduce rows that do not exist).
+  const TileShape split_tiles[] = {{kTileM, 128}, {kTileM, 64}, {64, 128}};
+  for (const TileShape tile : split_tiles) {
+    if (tile.m == 64 && (split_rows || !sixty_four_rows_pad_less(m, n))) continue;
+    const long long tiles = static_cast<long long>((m + tile.m - 1) / tile.m) * ((n + tile.n - 1) / tile.n);
     // Alone, a 128-wide tile off 32 bytes runs at about the 64-wide one's rate (see above).
-    const double efficiency = split_rows ? 0.55 : tile_efficiency(false, kTileM, tn);
-    for (int s = 2; s <= kMaxSplits && s <= k_blocks && tiles * s <= sms; ++s) {
+    const double efficiency = split_rows ? 0.55 : tile_efficiency(false, tile.m, tile.n);
+    for (const int s : kSplitCounts) {
+      if (s > k_blocks || tiles * s > sms) break;
       const double time = (std::ceil(k_blocks / s) + kFixedBlocks + kReduceBlocks + kReducePerSplit * (s - 1) +
-                           kFullChipBlocks * static_cast<double>(tiles * s) / sms) *
-                          kTileM * tn / efficiency;
+                           (tile.m == 64 ? kFullChipBlocks64 : kFullChipBlocks) * static_cast<double>(tiles * s) / sms) *
+                          tile.m * tile.n / efficiency;
       if (time < best_time) {
         best_time = time;
-        best = TileChoice{kTileM, tn, 1, s};
+        best = TileChoice{tile.m, tile.n, 1, s};
       }
     }
   }

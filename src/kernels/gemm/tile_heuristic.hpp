@@ -38,7 +38,7 @@ struct TileChoice {
   int tile_m = kTileM;
   int tile_n = 256;
   int cluster = 1;  // CTAs per cluster (2: pairs multicasting B)
-  int splits = 1;   // CTAs sharing each tile's K blocks (split-K: f16/bf16, 128 x 128 and 128 x 64 alone)
+  int splits = 1;   // CTAs sharing each tile's K blocks (split-K: f16/bf16, 128 x 128, 128 x 64, 64 x 128 alone)
 };
 
 // The tile (and cluster size) with the least predicted time for an m x n output on `sms` SMs; k

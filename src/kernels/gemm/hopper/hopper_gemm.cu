@@ -265,13 +265,16 @@ cudaError_t launch_elem(int tile_m, int tile_n, int m, int n, int k, const void*
 }
 
 // The split-K instances: 16-bit, single CTAs, 128 x 128 and 128 x 64 (the tiles that run with
-// few CTAs: docs/kernels/hopper-gemm.md, "Split-K").
+// few CTAs: docs/kernels/hopper-gemm.md, "Split-K") and 64 x 128 (m <= 64 over a deep K, where a
+// 128-row tile loads and reduces rows that do not exist).
 template <Elem E>
 cudaError_t launch_split(int tile_m, int tile_n, int m, int n, int k, const void* a, const void* b, void* c,
                          cudaStream_t stream, const Split& split) {
   if constexpr (kPromote<E>) {
     return cudaErrorInvalidValue;
   } else {
+    if (tile_m == 64 && tile_n == 128)
+      return launch_tile<E, 64, 128, 1, true>(m, n, k, a, b, c, nullptr, nullptr, stream, split);
     if (tile_m != 128) return cudaErrorInvalidValue;
     if (tile_n == 128) return launch_tile<E, 128, 128, 1, true>(m, n, k, a, b, c, nullptr, nullptr, stream, split);
     if (tile_n == 64) return launch_tile<E, 128, 64, 1, true>(m, n, k, a, b, c, nullptr, nullptr, stream, split);
@@ -301,7 +304,9 @@ bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const v
   return pitches && aligned16(a) && aligned16(b) && aligned16(c);
 }
 
-bool builds_split(Elem e, int tile_m, int tile_n) { return e != Elem::e4m3 && tile_m == 128 && (tile_n == 128 || tile_n == 64); }
+bool builds_split(Elem e, int tile_m, int tile_n) {
+  return e != Elem::e4m3 && ((tile_m == 128 && (tile_n == 128 || tile_n == 64)) || (tile_m == 64 && tile_n == 128));
+}
 
 namespace {
 std::size_t tile_count(int tile_m, int tile_n, int m, int n) {

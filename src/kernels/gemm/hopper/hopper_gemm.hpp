@@ -8,8 +8,8 @@
 // are neighbours), and an epilogue of TMA stores from a shared-memory staging box that overlaps the
 // next tile (a CTA's last tile stores 16-byte row chunks straight from the registers; the 256-wide
 // f16/bf16 tile issues its last two K blocks in two column halves and stores the first half while
-// the second runs). fp8 promotes each 128-deep K block to fp32. The 16-bit 128 x 128 and 128 x 64
-// tiles also have split-K instances (Split below; split_k.cuh).
+// the second runs). fp8 promotes each 128-deep K block to fp32. The 16-bit 128 x 128, 128 x 64 and
+// 64 x 128 tiles also have split-K instances (Split below; split_k.cuh).
 //
 //   f16 / bf16:  C[m,n] = A[m,k] * B[k,n]               A, B, C row-major, C in the input type
 //   e4m3:        C[m,n] = sa * sb * A[m,k] * B[n,k]^T   B stored n x k (K-major), C bf16
@@ -32,7 +32,7 @@ bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const v
 // The output tile is `tile_m` x `tile_n`, one of kTileShapes that `builds` this dtype (192 x
 // 192: three consumer warp groups); `cluster` 1 or 2 (CTA pairs multicasting B); `scale_a`/`scale_b`
 // are device pointers (e4m3 only).
-// Split-K (f16/bf16, single CTAs, 128 x 128 and 128 x 64): `splits` CTAs share each tile's K
+// Split-K (f16/bf16, single CTAs, 128 x 128, 128 x 64 and 64 x 128): `splits` CTAs share each tile's K
 // blocks (at most one split per 64 of K). The workspace (split_workspace_bytes) is the caller's:
 // the tile counters first (split_counter_bytes, zero before the first launch; each launch leaves
 // them zero), then the fp32 partial tiles. Launches sharing one workspace must not overlap.
