@@ -166,7 +166,7 @@ INSTANTIATE_TEST_SUITE_P(Configs, SplitConfigs,
                                                               "wgmma_128x128_k4", "wgmma_128x64_k2",
                                                               "wgmma_128x64_k4", "wgmma_128x64_k8",
                                                               "wgmma_64x128_k2", "wgmma_64x128_k3",
-                                                              "wgmma_64x128_k8"),
+                                                              "wgmma_64x128_k4", "wgmma_64x128_k8"),
                                             ::testing::Values(DType::f16, DType::bf16)),
                          [](const auto& info) {
                            return std::get<0>(info.param) + "_" + std::string(dtype_name(std::get<1>(info.param)));
@@ -233,12 +233,33 @@ TEST(SplitConfigs, LaunchAtAnotherShapeIsRefused) {
   EXPECT_EQ(kernels::launch_gemm(plan, call, nullptr), cudaErrorInvalidValue);
 }
 
-// The heuristic splits a few tiles over a deep K (a quarter of the SMs' worth of 128 x 64 tiles).
+// Dimensions whose rounding up to a tile would overflow the kernel's int counts are refused with
+// the limit, pinned or auto (auto then takes the mma.sync kernel), before anything is allocated.
+TEST(HopperPlacement, DimensionsNearIntMaxAreRefused) {
+  ASSAY_REQUIRE_GPU();
+  if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
+  kernels::GemmCall call;
+  call.m = 2147483647;
+  call.n = 64;
+  call.k = 64;
+  call.a = call.b = call.c = reinterpret_cast<void*>(256);
+  const kernels::GemmPlan pinned = kernels::plan_gemm(call, "wgmma_128x64");
+  EXPECT_TRUE(pinned.name.empty());
+  EXPECT_NE(pinned.unavailable.find("up to"), std::string::npos) << pinned.unavailable;
+  const kernels::GemmPlan automatic = kernels::plan_gemm(call, "auto");
+  EXPECT_NE(automatic.kernel, kernels::GemmKernel::hopper) << automatic.name;
+}
+
+// The heuristic splits a few tiles over a deep K (a quarter of the SMs' worth of 128 x 64 tiles),
+// and the mlp's second layer (16 tiles of 64 x 128) on the 64-row tile.
 TEST(SplitConfigs, AutoSplitsFewTilesOverDeepK) {
   ASSAY_REQUIRE_GPU();
   if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
   const std::string variant = check_shape("assay", DType::bf16, 375, 1216, 7264, 320, 8);
   EXPECT_NE(variant.find("_k"), std::string::npos) << variant;
+  const std::string decoder = check_shape("assay", DType::f16, 64, 2048, 8192, 321, 8);
+  EXPECT_NE(decoder.find("64x128x64"), std::string::npos) << decoder;
+  EXPECT_NE(decoder.find("_k4"), std::string::npos) << decoder;
 }
 
 // The fp8 baseline: cuBLASLt against the same oracle, where it accepts the shape.

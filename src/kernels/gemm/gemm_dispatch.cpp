@@ -25,6 +25,8 @@ const hopper::DeviceFacts& current_facts() {
 std::string hopper_refusal(const GemmCall& call) {
   if (call.dtype == GemmDtype::f32) return "the Hopper kernel has no f32 path";
   if (!current_facts().hopper) return "the Hopper kernel needs compute capability 9.0";
+  if (call.m > hopper::kMaxDim || call.n > hopper::kMaxDim || call.k > hopper::kMaxDim)
+    return "the Hopper kernel takes m, n and k up to " + std::to_string(hopper::kMaxDim);
   if (!hopper::eligible(hopper_elem(call.dtype), call.m, call.n, call.k, call.a, call.b, call.c))
     return call.dtype == GemmDtype::f8e4m3
                ? "the Hopper kernel needs k % 16 == 0, n % 8 == 0 and 16-byte aligned A, B, C"

@@ -66,7 +66,7 @@ double split_row_efficiency(int tile_m, int tile_n) {
 // (docs/kernels/hopper-gemm.md, "Split-K"). The 64 x 128 tile's splits take the same constants
 // at its unsplit rate, but a larger full-chip term, kFullChipBlocks64: on 16 random shapes with
 // m <= 192 and a deep K (DRAM-bound) the picks ran at 0.973 of the best measured configuration with
-// 24, 0.981 with 32-48; with 24 the rule also split 64 x 640 x 1088 (17 K blocks) 18% slower than
+// 24, 0.981-0.984 with 32-48; with 24 the rule also split 64 x 640 x 1088 (17 K blocks) 18% slower than
 // unsplit, which 32 does not (docs/kernels/hopper-gemm.md, "Split-K of the 64-row tile").
 constexpr double kFixedBlocks = 8.0;
 constexpr double kReduceBlocks = 4.0;
@@ -79,10 +79,13 @@ constexpr int kSplitCounts[] = {2, 3, 4, 6, 8};
 
 // Whether the 64 x 128 tile pads m x n less than 128 x 64, which covers it in as many tiles of the
 // same size.
-bool sixty_four_rows_pad_less(int m, int n) {
-  const long long pad64 = static_cast<long long>((m + 63) / 64 * 64) * ((n + 127) / 128 * 128);
-  const long long pad128 = static_cast<long long>((m + 127) / 128 * 128) * ((n + 63) / 64 * 64);
-  return pad64 < pad128;
+bool sixty_four_rows_pad_less(long long m, long long n) {
+  return (m + 63) / 64 * 64 * ((n + 127) / 128 * 128) < (m + 127) / 128 * 128 * ((n + 63) / 64 * 64);
+}
+
+// Tiles of tile_m x tile_n over m x n, without int overflow at m or n near INT_MAX.
+long long tiles_over(long long m, long long n, int tile_m, int tile_n) {
+  return (m + tile_m - 1) / tile_m * ((n + tile_n - 1) / tile_n);
 }
 
 }  // namespace
@@ -100,7 +103,7 @@ TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split)
     // Against 128x64: only where it pads less, and not with rows off 32 bytes (alone or paired it
     // won and lost there by turns).
     if (tm == 64 && (split_rows || !sixty_four_rows_pad_less(m, n))) return;
-    const long long tiles = static_cast<long long>((m + tm - 1) / tm) * ((n + tn - 1) / tn);
+    const long long tiles = tiles_over(m, n, tm, tn);
     const long long waves = (tiles + sms - 1) / sms;
     const double efficiency = split_rows ? split_row_efficiency(tm, tn) : tile_efficiency(fp8, tm, tn);
     const double cost = static_cast<double>(waves) * tm * tn / efficiency;
@@ -124,12 +127,13 @@ TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split)
   double best_time = static_cast<double>(best_waves) * (k_blocks + kFixedBlocks) * best.tile_m * best.tile_n /
                      (split_rows ? split_row_efficiency(best.tile_m, best.tile_n)
                                  : tile_efficiency(false, best.tile_m, best.tile_n));
-  // The 64 x 128 tile splits too, under the tile rule above (m <= 64 over a deep K, the shape of a
-  // decoder's GEMMs: there 128-row tiles stream and reduce rows that do not exist).
+  // The 64 x 128 tile splits too, under the tile rule above (where it pads less: mostly m % 128 in
+  // 1..64; m <= 64 over a deep K is a decoder's GEMM, where 128-row tiles stream and reduce rows
+  // that do not exist).
   const TileShape split_tiles[] = {{kTileM, 128}, {kTileM, 64}, {64, 128}};
   for (const TileShape tile : split_tiles) {
     if (tile.m == 64 && (split_rows || !sixty_four_rows_pad_less(m, n))) continue;
-    const long long tiles = static_cast<long long>((m + tile.m - 1) / tile.m) * ((n + tile.n - 1) / tile.n);
+    const long long tiles = tiles_over(m, n, tile.m, tile.n);
     // Alone, a 128-wide tile off 32 bytes runs at about the 64-wide one's rate (see above).
     const double efficiency = split_rows ? 0.55 : tile_efficiency(false, tile.m, tile.n);
     for (const int s : kSplitCounts) {

@@ -265,8 +265,8 @@ cudaError_t launch_elem(int tile_m, int tile_n, int m, int n, int k, const void*
 }
 
 // The split-K instances: 16-bit, single CTAs, 128 x 128 and 128 x 64 (the tiles that run with
-// few CTAs: docs/kernels/hopper-gemm.md, "Split-K") and 64 x 128 (m <= 64 over a deep K, where a
-// 128-row tile loads and reduces rows that do not exist).
+// few CTAs: docs/kernels/hopper-gemm.md, "Split-K") and 64 x 128 (where it pads less than 128 x 64:
+// m <= 64 over a deep K above all, where a 128-row tile loads and reduces rows that do not exist).
 template <Elem E>
 cudaError_t launch_split(int tile_m, int tile_n, int m, int n, int k, const void* a, const void* b, void* c,
                          cudaStream_t stream, const Split& split) {
@@ -297,7 +297,7 @@ int stages(int tile_m, int tile_n) { return stages_for(tile_m, tile_n); }
 
 
 bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const void* c) {
-  if (m < 1 || n < 1 || k < 1) return false;
+  if (m < 1 || n < 1 || k < 1 || m > kMaxDim || n > kMaxDim || k > kMaxDim) return false;
   // Row pitches the copy engine accepts (multiples of 16 bytes); n % 8 also keeps the
   // epilogue's paired stores inside each row.
   const bool pitches = e == Elem::e4m3 ? (k % 16 == 0 && n % 8 == 0) : (k % 8 == 0 && n % 8 == 0);

@@ -27,6 +27,9 @@ namespace assay::kernels::hopper {
 
 enum class Elem { f16, bf16, e4m3 };
 
+// The kernel counts tiles and K blocks in int: m, n and k stay this far below INT_MAX so that
+// rounding them up to a tile cannot overflow.
+constexpr int kMaxDim = 2147483647 - 255;
 bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const void* c);
 
 // The output tile is `tile_m` x `tile_n`, one of kTileShapes that `builds` this dtype (192 x
