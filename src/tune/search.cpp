@@ -208,7 +208,11 @@ TuneOutcome search_variants(const std::vector<std::string>& variants, const std:
     throw std::invalid_argument("tune: the baseline '" + baseline + "' is also a variant");
   TuneOutcome out;
   out.baseline = baseline;
-  for (const auto& name : variants) out.variants.push_back(VariantOutcome{.name = name});
+  for (const auto& name : variants) {
+    VariantOutcome v;  // a designated initialiser named one member of eight and drew -Wmissing-field-initializers
+    v.name = name;
+    out.variants.push_back(std::move(v));
+  }
   Search search(shapes, evaluator, o, out);
   try {
     search.check_baseline();
