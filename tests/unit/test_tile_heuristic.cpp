@@ -131,6 +131,7 @@ TEST(TileHeuristic, SplitsFewTilesOverDeepK) {
   // nothing); one tile over the deepest K takes the most splits.
   EXPECT_EQ(choose_tile(false, 64, 64, 2147483647, kH100Sms).splits, 8);
   // m or n near INT_MAX: tiles and padding are counted without overflow (many waves: no split).
+  EXPECT_EQ(assay::kernels::hopper::tile_count(2147483647, 2147483647, 64, 128), 33554432LL * 16777216LL);
   EXPECT_EQ(choose_tile(false, 2147483647, 64, 4096, kH100Sms).splits, 1);
   EXPECT_EQ(choose_tile(false, 64, 2147483647 - 7, 4096, kH100Sms).splits, 1);
   for (const bool fp8 : {false, true}) {

@@ -83,11 +83,6 @@ bool sixty_four_rows_pad_less(long long m, long long n) {
   return (m + 63) / 64 * 64 * ((n + 127) / 128 * 128) < (m + 127) / 128 * 128 * ((n + 63) / 64 * 64);
 }
 
-// Tiles of tile_m x tile_n over m x n, without int overflow at m or n near INT_MAX.
-long long tiles_over(long long m, long long n, int tile_m, int tile_n) {
-  return (m + tile_m - 1) / tile_m * ((n + tile_n - 1) / tile_n);
-}
-
 }  // namespace
 
 // Whole waves of tiles over the SMs (a persistent CTA takes its tiles one after another) times
@@ -103,7 +98,7 @@ TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split)
     // Against 128x64: only where it pads less, and not with rows off 32 bytes (alone or paired it
     // won and lost there by turns).
     if (tm == 64 && (split_rows || !sixty_four_rows_pad_less(m, n))) return;
-    const long long tiles = tiles_over(m, n, tm, tn);
+    const long long tiles = tile_count(m, n, tm, tn);
     const long long waves = (tiles + sms - 1) / sms;
     const double efficiency = split_rows ? split_row_efficiency(tm, tn) : tile_efficiency(fp8, tm, tn);
     const double cost = static_cast<double>(waves) * tm * tn / efficiency;
@@ -133,7 +128,7 @@ TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split)
   const TileShape split_tiles[] = {{kTileM, 128}, {kTileM, 64}, {64, 128}};
   for (const TileShape tile : split_tiles) {
     if (tile.m == 64 && (split_rows || !sixty_four_rows_pad_less(m, n))) continue;
-    const long long tiles = tiles_over(m, n, tile.m, tile.n);
+    const long long tiles = tile_count(m, n, tile.m, tile.n);
     // Alone, a 128-wide tile off 32 bytes runs at about the 64-wide one's rate (see above).
     const double efficiency = split_rows ? 0.55 : tile_efficiency(false, tile.m, tile.n);
     for (const int s : kSplitCounts) {

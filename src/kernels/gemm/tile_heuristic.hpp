@@ -46,6 +46,12 @@ struct TileChoice {
 // allow_split = false: the choice without split-K (where its workspace could not be had).
 TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split = true);
 
+// Tiles of tile_m x tile_n over an m x n output, counted without int overflow at m or n near
+// INT_MAX (the heuristic's costs and split-K's workspace size both count them).
+constexpr long long tile_count(long long m, long long n, int tile_m, int tile_n) {
+  return (m + tile_m - 1) / tile_m * ((n + tile_n - 1) / tile_n);
+}
+
 // The persistent grid for `units` units (tiles, or pairs of tiles) when `limit` clusters fit at
 // once: the fewest clusters that walk them in as many rounds as `limit` would. The clusters that
 // had nothing to do in the last round then sit out every round instead, and each round is a whole

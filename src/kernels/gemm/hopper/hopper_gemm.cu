@@ -308,19 +308,13 @@ bool builds_split(Elem e, int tile_m, int tile_n) {
   return e != Elem::e4m3 && ((tile_m == 128 && (tile_n == 128 || tile_n == 64)) || (tile_m == 64 && tile_n == 128));
 }
 
-namespace {
-std::size_t tile_count(int tile_m, int tile_n, int m, int n) {
-  return static_cast<std::size_t>((m + tile_m - 1) / tile_m) * ((n + tile_n - 1) / tile_n);
-}
-}  // namespace
-
 std::size_t split_workspace_bytes(int tile_m, int tile_n, int m, int n, int splits) {
   return split_counter_bytes(tile_m, tile_n, m, n) +
-         tile_count(tile_m, tile_n, m, n) * splits * tile_m * tile_n * sizeof(float);
+         static_cast<std::size_t>(tile_count(m, n, tile_m, tile_n)) * splits * tile_m * tile_n * sizeof(float);
 }
 
 std::size_t split_counter_bytes(int tile_m, int tile_n, int m, int n) {
-  return (tile_count(tile_m, tile_n, m, n) * sizeof(unsigned) + 255) / 256 * 256;
+  return (static_cast<std::size_t>(tile_count(m, n, tile_m, tile_n)) * sizeof(unsigned) + 255) / 256 * 256;
 }
 
 cudaError_t launch(Elem e, int tile_m, int tile_n, int cluster, int m, int n, int k, const void* a, const void* b, void* c,
