@@ -262,6 +262,17 @@ TEST(SplitConfigs, AutoSplitsFewTilesOverDeepK) {
   EXPECT_NE(decoder.find("_k4"), std::string::npos) << decoder;
 }
 
+// Over two or four row tiles the heuristic pairs the 128-row tile (B multicast to both), and the
+// pair's output is right where the second tile of the pair is mostly rows past m.
+TEST(HopperPlacement, AutoPairsFewRowTiles) {
+  ASSAY_REQUIRE_GPU();
+  if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
+  const std::string two = check_shape("assay", DType::f16, 146, 6080, 7488, 322, 8);
+  EXPECT_NE(two.find("_c2"), std::string::npos) << two;
+  const std::string four = check_shape("assay", DType::bf16, 409, 7328, 4104, 323, 8);
+  EXPECT_NE(four.find("_c2"), std::string::npos) << four;
+}
+
 // The fp8 baseline: cuBLASLt against the same oracle, where it accepts the shape.
 TEST(CublasFp8, MatchesOracle) {
   ASSAY_REQUIRE_GPU();

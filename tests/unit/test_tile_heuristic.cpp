@@ -60,6 +60,30 @@ TEST(TileHeuristic, RowsOffThirtyTwoBytesRunInPairs) {
   EXPECT_EQ(choose_tile(true, 3000, 7000, 4008, kH100Sms).tile_n, choose_tile(true, 3000, 7000, 4096, kH100Sms).tile_n);
 }
 
+// Over two or four row tiles of 128 (m 129-256, 385-512) the 16-bit 128-row tiles run in pairs that
+// multicast B; over one or three (a partner with no rows) alone; the 64-row tile and fp8 keep their
+// rules (docs/kernels/hopper-gemm.md, "Pairs over few row tiles"; measured time of the pair against the
+// same tile alone, H200).
+TEST(TileHeuristic, FewRowTilesRunInPairs) {
+  struct Shape {
+    int m, n, k, tile_n, cluster;
+  };
+  for (const Shape s : {Shape{146, 6080, 7488, 128, 2},    // 0.797
+                        Shape{222, 7280, 7184, 128, 2},    // 0.818
+                        Shape{438, 3552, 10944, 128, 2},   // 0.827
+                        Shape{414, 7584, 7072, 256, 2},    // 0.93 (across two runs)
+                        Shape{339, 3680, 7904, 128, 1},    // three row tiles: the pair 1.45x
+                        Shape{330, 3440, 6912, 128, 1},    // three: 1.45x
+                        Shape{1000, 4992, 4000, 192, 1}}) {  // eight: not measured, alone
+    const auto t = choose_tile(false, s.m, s.n, s.k, kH100Sms);
+    EXPECT_EQ(t.tile_m, 128) << s.m << "x" << s.n << "x" << s.k;
+    EXPECT_EQ(t.tile_n, s.tile_n) << s.m << "x" << s.n << "x" << s.k;
+    EXPECT_EQ(t.cluster, s.cluster) << s.m << "x" << s.n << "x" << s.k;
+    EXPECT_EQ(t.splits, 1) << s.m << "x" << s.n << "x" << s.k;
+  }
+  EXPECT_EQ(choose_tile(true, 146, 6080, 7488, kH100Sms).cluster, 1);  // fp8: its own rule
+}
+
 TEST(TileHeuristic, SquareSizesOfRecordPickTheMeasuredTilesFp8) {
   for (const Pick p : {Pick{1024, 64, 1}, Pick{2048, 128, 1}, Pick{3072, 192, 1}, Pick{4096, 208, 2},
                        Pick{6144, 192, 2}, Pick{8192, 192, 2}}) {
@@ -79,13 +103,17 @@ TEST(TileHeuristic, EveryPickExistsForItsDtype) {
             const auto t = choose_tile(fp8, m, n, k, sms);
             EXPECT_TRUE(tile_built(fp8, t.tile_m, t.tile_n)) << fp8 << " " << m << "x" << n << " on " << sms;
             // Clusters of 2 exist for every width; the heuristic pairs fp8's 128/176/192/208, f16/bf16's
-            // 256, and with rows off 32 bytes every 16-bit tile but the 64-wide one.
+            // 256, with rows off 32 bytes every 16-bit tile but the 64-wide one, and over two or four
+            // row tiles the 16-bit 128-row tiles from 128 wide.
             const bool split = k % 16 != 0 || n % 16 != 0;
+            const int row_tiles = (m + 127) / 128;
+            const bool few_rows = t.tile_m == 128 && t.tile_n >= 128 && (row_tiles == 2 || row_tiles == 4);
             EXPECT_TRUE(t.cluster == 1 ||
                         (t.cluster == 2 && (fp8 ? t.tile_m == 128 && (t.tile_n == 128 || t.tile_n == 176 ||
                                                                       t.tile_n == 192 || t.tile_n == 208)
-                                                : t.tile_n == 256 || (split && t.tile_n != 64))))
+                                                : t.tile_n == 256 || (split && t.tile_n != 64) || few_rows)))
                 << fp8 << " " << m << "x" << n << "x" << k;
+            if (!fp8 && few_rows && t.splits == 1) EXPECT_EQ(t.cluster, 2) << m << "x" << n << "x" << k;
             if (!fp8 && split && t.splits == 1) EXPECT_EQ(t.cluster == 2, t.tile_n != 64) << m << "x" << n << "x" << k;
             // Split-K: 16-bit single CTAs of the three built tiles, one wave of units, a K block per
             // split, and only the split counts that exist as pinned configurations.

@@ -40,6 +40,14 @@ double tile_efficiency(bool fp8, int tile_m, int tile_n) {
 // pair ran 3-10% slower than alone in two sweeps (v5d, v6). So clusters at four to seven waves.
 constexpr long long kClusterMinWaves = 8;
 constexpr long long kClusterWaves16[2] = {4, 8};  // [from, to)
+// f16/bf16 over few row tiles (m up to 512: two or four tiles of 128 rows) stream B: each of its
+// tiles serves at most four row tiles, and a CTA's loads are mostly B's. A pair of row tiles that
+// multicasts B halves those loads; on 48 random shapes with m 129-448 (H200) the 128-, 192- and
+// 256-wide pairs ran 0.79-1.01 of the time of the same tile alone wherever the row tiles were even
+// (15 of the rule's 16 changed picks faster or level, none slower by more than 1%), and 1.1-1.6x
+// slower where they were odd (a pair then has a partner with no rows; docs/kernels/hopper-gemm.md,
+// "Pairs over few row tiles"). The 64-wide tile's pair is not measured there and stays alone.
+constexpr long long kPairRowTilesMax = 4;
 
 // f16/bf16 rows whose pitch is not a multiple of 32 bytes (k or n not a multiple of 16): every
 // 128-byte row of a TMA box then starts inside a sector, and the single-CTA tiles, whose
@@ -115,7 +123,10 @@ TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split)
   const bool pair16 = !fp8 && best.tile_m == kTileM && best.tile_n == 256 && best_waves >= kClusterWaves16[0] &&
                       best_waves < kClusterWaves16[1];
   const bool pair_split = split_rows && best.tile_n != 64;
-  if (pair8 || pair16 || pair_split) best.cluster = 2;
+  const long long row_tiles = (static_cast<long long>(m) + best.tile_m - 1) / best.tile_m;
+  const bool pair_rows = !fp8 && best.tile_m == kTileM && best.tile_n >= 128 && row_tiles % 2 == 0 &&
+                         row_tiles <= kPairRowTilesMax;
+  if (pair8 || pair16 || pair_split || pair_rows) best.cluster = 2;
   if (fp8 || !allow_split) return best;
   // Split-K against the choice above, both in K-block times of a 128 x 128 tile at full rate.
   const double k_blocks = k / 64 + (k % 64 != 0);
