@@ -269,7 +269,7 @@ TEST(HopperPlacement, AutoPairsFewRowTiles) {
   if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
   const std::string two = check_shape("assay", DType::f16, 146, 6080, 7488, 322, 8);
   EXPECT_NE(two.find("_c2"), std::string::npos) << two;
-  const std::string four = check_shape("assay", DType::bf16, 409, 7328, 4104, 323, 8);
+  const std::string four = check_shape("assay", DType::bf16, 409, 7328, 4096, 323, 8);  // alone before the rule
   EXPECT_NE(four.find("_c2"), std::string::npos) << four;
 }
 

@@ -42,12 +42,20 @@ constexpr long long kClusterMinWaves = 8;
 constexpr long long kClusterWaves16[2] = {4, 8};  // [from, to)
 // f16/bf16 over few row tiles (m up to 512: two or four tiles of 128 rows) stream B: each of its
 // tiles serves at most four row tiles, and a CTA's loads are mostly B's. A pair of row tiles that
-// multicasts B halves those loads; on 48 random shapes with m 129-448 (H200) the 128-, 192- and
-// 256-wide pairs ran 0.79-1.01 of the time of the same tile alone wherever the row tiles were even
-// (15 of the rule's 16 changed picks faster or level, none slower by more than 1%), and 1.1-1.6x
-// slower where they were odd (a pair then has a partner with no rows; docs/kernels/hopper-gemm.md,
-// "Pairs over few row tiles"). The 64-wide tile's pair is not measured there and stays alone.
+// multicasts B halves those loads. On 48 random shapes with m 129-448 (H200) the rule changes 14
+// picks: 11 ran 0.80-0.96 of the time of the same tile alone, 3 level (0.99-1.01; geomean 0.900).
+// Over three row tiles one CTA of a pair has no rows: there the 128 x 128 pair ran 1.25-1.68x the
+// time alone (7 shapes; one row tile would leave the partner as empty). Held out: 20 random shapes
+// whose pick it changes, 0.872 of the time (geomean; 16 at 0.75-0.97, 4 level at 0.99-1.01;
+// docs/kernels/hopper-gemm.md, "Pairs over few row tiles"). The pair costs a fixed 0.2-1.5 us more
+// than a single CTA (its barriers, the cluster launch), which a short B stream does not earn back:
+// over k 128-1024 (24 shapes, m 150/240/420) it ran 1.01-1.22x the time of the tile alone on 22 of
+// them; from k 2048 no pick it changed was slower by more than 1% (between 1024 and 2048 only k 1136
+// and 1776 were measured: 0.92, 1.00). So from 32 K blocks. Measured at one or two waves: from eight
+// waves, where the 256-wide pair lost at 16 (above), nothing was, and the tiles stay alone. The
+// 64-wide tile's pair was not measured there and stays alone.
 constexpr long long kPairRowTilesMax = 4;
+constexpr int kPairMinKBlocks = 32;
 
 // f16/bf16 rows whose pitch is not a multiple of 32 bytes (k or n not a multiple of 16): every
 // 128-byte row of a TMA box then starts inside a sector, and the single-CTA tiles, whose
@@ -124,8 +132,9 @@ TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split)
                       best_waves < kClusterWaves16[1];
   const bool pair_split = split_rows && best.tile_n != 64;
   const long long row_tiles = (static_cast<long long>(m) + best.tile_m - 1) / best.tile_m;
-  const bool pair_rows = !fp8 && best.tile_m == kTileM && best.tile_n >= 128 && row_tiles % 2 == 0 &&
-                         row_tiles <= kPairRowTilesMax;
+  const bool pair_rows = !fp8 && best.tile_m == kTileM && best.tile_n >= 128 && row_tiles >= 2 &&
+                         row_tiles % 2 == 0 && row_tiles <= kPairRowTilesMax && best_waves < kClusterMinWaves &&
+                         (static_cast<long long>(k) + 63) / 64 >= kPairMinKBlocks;
   if (pair8 || pair16 || pair_split || pair_rows) best.cluster = 2;
   if (fp8 || !allow_split) return best;
   // Split-K against the choice above, both in K-block times of a 128 x 128 tile at full rate.
