@@ -51,8 +51,8 @@ constexpr long long kClusterWaves16[2] = {4, 8};  // [from, to)
 // than a single CTA (its barriers, the cluster launch), which a short B stream does not earn back:
 // over k 128-1024 (24 shapes, m 150/240/420) it ran 1.01-1.22x the time of the tile alone on 22 of
 // them; from k 2048 no pick it changed was slower by more than 1% (between 1024 and 2048 only k 1136
-// and 1776 were measured: 0.92, 1.00). So from 32 K blocks. Measured at one or two waves: from eight
-// waves, where the 256-wide pair lost at 16 (above), nothing was, and the tiles stay alone. The
+// and 1776 were measured: 0.92, 1.00). So from 32 K blocks. Measured at one or two waves: from
+// kClusterWaves16's end (eight), where the 256-wide pair lost at 16, nothing was; the tiles stay alone. The
 // 64-wide tile's pair was not measured there and stays alone.
 constexpr long long kPairRowTilesMax = 4;
 constexpr int kPairMinKBlocks = 32;
@@ -131,14 +131,14 @@ TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split)
   const bool pair16 = !fp8 && best.tile_m == kTileM && best.tile_n == 256 && best_waves >= kClusterWaves16[0] &&
                       best_waves < kClusterWaves16[1];
   const bool pair_split = split_rows && best.tile_n != 64;
-  const long long row_tiles = (static_cast<long long>(m) + best.tile_m - 1) / best.tile_m;
+  const double k_blocks = k / 64 + (k % 64 != 0);
+  const long long row_tiles = tile_count(m, 1, best.tile_m, 1);
   const bool pair_rows = !fp8 && best.tile_m == kTileM && best.tile_n >= 128 && row_tiles >= 2 &&
-                         row_tiles % 2 == 0 && row_tiles <= kPairRowTilesMax && best_waves < kClusterMinWaves &&
-                         (static_cast<long long>(k) + 63) / 64 >= kPairMinKBlocks;
+                         row_tiles % 2 == 0 && row_tiles <= kPairRowTilesMax && best_waves < kClusterWaves16[1] &&
+                         k_blocks >= kPairMinKBlocks;
   if (pair8 || pair16 || pair_split || pair_rows) best.cluster = 2;
   if (fp8 || !allow_split) return best;
   // Split-K against the choice above, both in K-block times of a 128 x 128 tile at full rate.
-  const double k_blocks = k / 64 + (k % 64 != 0);
   double best_time = static_cast<double>(best_waves) * (k_blocks + kFixedBlocks) * best.tile_m * best.tile_n /
                      (split_rows ? split_row_efficiency(best.tile_m, best.tile_n)
                                  : tile_efficiency(false, best.tile_m, best.tile_n));
