@@ -101,17 +101,19 @@ TEST_P(PinnedConfigs, EdgeAndPersistenceShapesMatchOracle) {
                            {2304, 2304, 64}, {640, 1000, 4112}, {200, 776, 144},  {2560, 2560, 208}};
   for (const auto& s : shapes) {
     const bool fp8 = dtype == DType::f8e4m3;
+    const bool four = config.find("_c4") != std::string::npos;
     const bool unbuilt = fp8 ? config.rfind("wgmma_128x256", 0) == 0 || config.rfind("wgmma_192x192", 0) == 0 ||
-                                   config.rfind("wgmma_64x", 0) == 0
+                                   config.rfind("wgmma_64x", 0) == 0 || four
                              : config.rfind("wgmma_128x176", 0) == 0 || config.rfind("wgmma_128x208", 0) == 0;
     if (unbuilt) {  // see hopper_gemm.hpp
       EXPECT_THROW(check_shape("assay@" + config, dtype, s[0], s[1], s[2], 300, 0), SkipError);
       continue;
     }
     const std::string variant = check_shape("assay@" + config, dtype, s[0], s[1], s[2], 300, 0);
-    const std::string tile = config.substr(0, config.find("_c2"));  // e.g. wgmma_128x64
+    const std::string tile = config.substr(0, config.find("_c"));  // e.g. wgmma_128x64
     EXPECT_EQ(variant.rfind(tile + "x", 0), 0u) << variant;
     EXPECT_EQ(variant.find("_c2") != std::string::npos, config.find("_c2") != std::string::npos) << variant;
+    EXPECT_EQ(variant.find("_c4") != std::string::npos, four) << variant;
   }
 }
 
@@ -121,7 +123,8 @@ INSTANTIATE_TEST_SUITE_P(Configs, PinnedConfigs,
                                                               "wgmma_128x192_c2", "wgmma_128x176", "wgmma_128x176_c2",
                                                               "wgmma_128x128", "wgmma_128x128_c2", "wgmma_128x64",
                                                               "wgmma_128x64_c2", "wgmma_192x192", "wgmma_192x192_c2",
-                                                              "wgmma_64x128", "wgmma_64x128_c2"),
+                                                              "wgmma_64x128", "wgmma_64x128_c2", "wgmma_64x128_c4",
+                                                              "wgmma_128x128_c4"),
                                             ::testing::Values(DType::f16, DType::bf16, DType::f8e4m3)),
                          [](const auto& info) {
                            return std::get<0>(info.param) + "_" + std::string(dtype_name(std::get<1>(info.param)));

@@ -95,9 +95,11 @@ GemmPlan choose(const GemmCall& call, std::string_view config) {
   for (const hopper::TileShape t : hopper::kTileShapes) {
     const std::string base = "wgmma_" + std::to_string(t.m) + "x" + std::to_string(t.n);
     const int splits = split_suffix(config, base);
-    if (config != base && config != base + "_c2" && splits == 0) continue;
-    c.cluster = config == base + "_c2" ? 2 : 1;
+    if (config != base && config != base + "_c2" && config != base + "_c4" && splits == 0) continue;
+    c.cluster = config == base + "_c2" ? 2 : config == base + "_c4" ? 4 : 1;
     c.unavailable = hopper_refusal(call);
+    if (c.cluster == 4 && c.unavailable.empty() && !hopper::builds_cluster4(hopper_elem(call.dtype), t.m, t.n))
+      c.unavailable = "clusters of four are built for f16/bf16 64x128 and 128x128 tiles";
     if (splits > 0 && c.unavailable.empty()) {
       if (!hopper::builds_split(hopper_elem(call.dtype), t.m, t.n))
         c.unavailable = "split-K is built for f16/bf16 128x128, 128x64 and 64x128 tiles";
@@ -161,7 +163,7 @@ GemmPlan plan_gemm(const GemmCall& call, std::string_view config) {
     case GemmKernel::hopper: {
       const int bk = call.dtype == GemmDtype::f8e4m3 ? 128 : 64;
       p.name = "wgmma_" + std::to_string(p.tile_m) + "x" + std::to_string(p.tile_n) + "x" + std::to_string(bk) +
-               "_s" + std::to_string(hopper::stages(p.tile_m, p.tile_n)) + (p.cluster == 2 ? "_c2" : "") +
+               "_s" + std::to_string(hopper::stages(p.tile_m, p.tile_n)) + (p.cluster > 1 ? "_c" + std::to_string(p.cluster) : "") +
                (p.splits > 1 ? "_k" + std::to_string(p.splits) : "") + "_persistent";
       break;
     }

@@ -28,18 +28,20 @@ __device__ __forceinline__ void mma(float (&d)[N / 2], std::uint64_t da, std::ui
   else wgmma_e4m3<N>(d, da, db, acc);
 }
 
-// Frees stage s for the producer. Two warps signal, so the local and the remote arrival go out
-// side by side.
+// Frees stage s for the producer of this CTA and of every peer (each multicast into all of them).
+// One lane per warp signals, so the local and the remote arrivals go out side by side: warp w
+// (1 <= w < C) arrives on the barrier of rank ^ w, which takes each other rank once.
 template <int C>
 struct Release {
   const int& tid;
   const std::uint32_t& empty_at;
   std::uint64_t* const& empty;
-  const unsigned& peer;
+  const unsigned& rank;
   __device__ void operator()(int s) const {
     if (tid == 0) mbar_arrive(empty_at + 8 * s);
-    if constexpr (C == 2)
-      if (tid == 32) mbar_arrive_cluster(&empty[s], peer);
+    if constexpr (C > 1)
+      if (tid % 32 == 0 && tid / 32 >= 1 && tid / 32 < C)
+        mbar_arrive_cluster(&empty[s], rank ^ static_cast<unsigned>(tid / 32));
   }
 };
 

@@ -57,8 +57,7 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
   // (docs/kernels/hopper-gemm.md, v4).
   const int warp_group = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
   const int tid = threadIdx.x % 128;
-  const unsigned rank = C == 2 ? cluster_rank() : 0u;
-  const unsigned peer = rank ^ 1u;
+  const unsigned rank = C > 1 ? cluster_rank() : 0u;
   const int tiles_m = (m + BM - 1) / BM;
   const int pairs_m = (tiles_m + C - 1) / C;
   const int tiles_n = (n + BN - 1) / BN;
@@ -81,7 +80,7 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
   if (threadIdx.x == 0)
     producer_setup(map_a, map_b, map_c, full, empty, cluster, SplitK ? 0 : units, k_blocks, unit_tile, load_stage,
                    primed);
-  if constexpr (C == 2) cluster_sync();
+  if constexpr (C > 1) cluster_sync();
   else __syncthreads();
 
   // One consumer (64-row tiles) has the registers of 256 threads to itself: nothing to move.
@@ -106,7 +105,7 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
     Ring<kStages> ring;
     const int warp = tid / 32, lane = tid % 32;
     const std::uint32_t full_at = smem_u32(full), empty_at = smem_u32(empty);
-    const Release<C> release{tid, empty_at, empty, peer};
+    const Release<C> release{tid, empty_at, empty, rank};
     // The descriptors of stage 0; another stage or K step only moves the start address, the
     // descriptor's low field (16-byte units; shared addresses stay under 2^18, so no carry).
     // K-major A: 8-row groups 1024 bytes apart. K-major B (fp8) likewise; MN-major B: 64-column
@@ -282,9 +281,21 @@ cudaError_t launch_split(int tile_m, int tile_n, int m, int n, int k, const void
   }
 }
 
+// Clusters of four along M (16-bit, 64 x 128 and 128 x 128): B multicast to four row tiles, for m up
+// to 256 or 512 (cuBLAS's shape there: 64-row tiles in clusters of four; docs/kernels/hopper-gemm.md).
 template <Elem E>
 cudaError_t launch_cluster(int cluster, int tile_m, int tile_n, int m, int n, int k, const void* a, const void* b, void* c,
                            const float* sa, const float* sb, cudaStream_t stream) {
+  if (cluster == 4) {
+    if constexpr (kPromote<E>) {
+      return cudaErrorInvalidValue;
+    } else {
+      if (tile_n != 128) return cudaErrorInvalidValue;
+      if (tile_m == 64) return launch_tile<E, 64, 128, 4>(m, n, k, a, b, c, sa, sb, stream);
+      if (tile_m == 128) return launch_tile<E, 128, 128, 4>(m, n, k, a, b, c, sa, sb, stream);
+      return cudaErrorInvalidValue;
+    }
+  }
   return cluster == 2 ? launch_elem<E, 2>(tile_m, tile_n, m, n, k, a, b, c, sa, sb, stream)
                       : launch_elem<E, 1>(tile_m, tile_n, m, n, k, a, b, c, sa, sb, stream);
 }
@@ -302,6 +313,10 @@ bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const v
   // epilogue's paired stores inside each row.
   const bool pitches = e == Elem::e4m3 ? (k % 16 == 0 && n % 8 == 0) : (k % 8 == 0 && n % 8 == 0);
   return pitches && aligned16(a) && aligned16(b) && aligned16(c);
+}
+
+bool builds_cluster4(Elem e, int tile_m, int tile_n) {
+  return e != Elem::e4m3 && tile_n == 128 && (tile_m == 64 || tile_m == 128);
 }
 
 bool builds_split(Elem e, int tile_m, int tile_n) {
@@ -330,7 +345,7 @@ cudaError_t launch(Elem e, int tile_m, int tile_n, int cluster, int m, int n, in
                           : launch_split<Elem::bf16>(tile_m, tile_n, m, n, k, a, b, c, stream, split);
   }
   if (e == Elem::e4m3 && (scale_a == nullptr || scale_b == nullptr)) return cudaErrorInvalidValue;
-  if (cluster != 1 && cluster != 2) return cudaErrorInvalidValue;
+  if (cluster != 1 && cluster != 2 && !(cluster == 4 && builds_cluster4(e, tile_m, tile_n))) return cudaErrorInvalidValue;
   switch (e) {
     case Elem::f16: return launch_cluster<Elem::f16>(cluster, tile_m, tile_n, m, n, k, a, b, c, scale_a, scale_b, stream);
     case Elem::bf16: return launch_cluster<Elem::bf16>(cluster, tile_m, tile_n, m, n, k, a, b, c, scale_a, scale_b, stream);

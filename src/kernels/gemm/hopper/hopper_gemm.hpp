@@ -33,8 +33,8 @@ constexpr int kMaxDim = 2147483647 - 255;
 bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const void* c);
 
 // The output tile is `tile_m` x `tile_n`, one of kTileShapes that `builds` this dtype (192 x
-// 192: three consumer warp groups); `cluster` 1 or 2 (CTA pairs multicasting B); `scale_a`/`scale_b`
-// are device pointers (e4m3 only).
+// 192: three consumer warp groups); `cluster` 1, 2 (CTA pairs multicasting B) or 4 (four row tiles
+// sharing B: builds_cluster4); `scale_a`/`scale_b` are device pointers (e4m3 only).
 // Split-K (f16/bf16, single CTAs, 128 x 128, 128 x 64 and 64 x 128): `splits` CTAs share each tile's K
 // blocks (at most one split per 64 of K). The workspace (split_workspace_bytes) is the caller's:
 // the tile counters first (split_counter_bytes, zero before the first launch; each launch leaves
@@ -46,6 +46,8 @@ struct Split {
   std::size_t bytes = 0;  // of the whole workspace
 };
 bool builds_split(Elem e, int tile_m, int tile_n);
+// Clusters of four along M: f16/bf16, 64 x 128 and 128 x 128.
+bool builds_cluster4(Elem e, int tile_m, int tile_n);
 std::size_t split_counter_bytes(int tile_m, int tile_n, int m, int n);
 std::size_t split_workspace_bytes(int tile_m, int tile_n, int m, int n, int splits);
 

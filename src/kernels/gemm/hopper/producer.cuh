@@ -38,18 +38,20 @@ struct LoadStage {
           tma_load_2d(sb + j * T::kBK * kRowBytes, &map_b, &full[stage], tn * BN + j * 64, kb * T::kBK);
       }
     } else if constexpr (Traits<E>::kBKMajor) {
+      static_assert(C == 2, "fp8 (K-major B) runs alone or in pairs");
       constexpr int kHalf = BN / 2;  // rows of B (n) per CTA
       tma_load_2d_multicast(sb + rank * kHalf * kRowBytes, &map_b, &full[stage], kb * T::kBK,
                             tn * BN + static_cast<int>(rank) * kHalf, 0x3);
     } else {
-      // 64-column boxes (128 bytes of N each), dealt alternately to the two CTAs.
+      // 64-column boxes (128 bytes of N each), dealt in turn to the cluster's CTAs (with four CTAs
+      // and a 128-wide tile, ranks 2 and 3 load only their A), each multicast to all of them.
 #pragma unroll
       for (int j = 0; j < BN / 64; ++j)
-        if (j % 2 == static_cast<int>(rank))
+        if (j % C == static_cast<int>(rank))
           tma_load_2d_multicast(sb + j * T::kBK * kRowBytes, &map_b, &full[stage], tn * BN + j * 64, kb * T::kBK,
-                                0x3);
+                                (1u << C) - 1);
     }
-    if constexpr (C == 2) tma_load_2d(sa, &map_a, &full[stage], kb * T::kBK, tm * BM);
+    if constexpr (C > 1) tma_load_2d(sa, &map_a, &full[stage], kb * T::kBK, tm * BM);
   }
 };
 
@@ -106,7 +108,7 @@ __device__ __forceinline__ void produce(std::uint64_t* empty, int primed, int cl
   // do so after its loads into this CTA's stages have landed. So wait until every stage is
   // free again, as for a next fill. This replaced a closing cluster barrier of all threads,
   // and took 0.3-1 us off every paired launch (docs/kernels/hopper-gemm.md, v6).
-  if constexpr (C == 2) {
+  if constexpr (C > 1) {
     for (int s = 0; s < kStages; ++s) {
       mbar_wait(&empty[ring.stage], ring.phase ^ 1);
       ring.advance();
