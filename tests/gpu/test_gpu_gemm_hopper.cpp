@@ -2,6 +2,7 @@
 // dtype (most are not TMA-addressable and take the any-shape kernels), 50 more per dtype with
 // n and k rounded up to multiples of 16, at most 4992 (the Hopper kernel on sm_90, edge tiles
 // in m, n and k), and every pinned configuration on shapes chosen for edge and persistence cases.
+#include <cstdio>
 #include <random>
 #include <utility>
 #include <string>
@@ -11,6 +12,7 @@
 #include "core/error.hpp"
 #include "gpu_test_support.hpp"
 #include "kernels/gemm/gemm_kernels.hpp"
+#include "kernels/gemm/hopper/hopper_gemm.hpp"
 #include "kernels/gemm/hopper/tensor_maps.hpp"
 #include "verify/tolerance.hpp"
 #include "workloads/gemm.hpp"
@@ -123,8 +125,8 @@ INSTANTIATE_TEST_SUITE_P(Configs, PinnedConfigs,
                                                               "wgmma_128x192_c2", "wgmma_128x176", "wgmma_128x176_c2",
                                                               "wgmma_128x128", "wgmma_128x128_c2", "wgmma_128x64",
                                                               "wgmma_128x64_c2", "wgmma_192x192", "wgmma_192x192_c2",
-                                                              "wgmma_64x128", "wgmma_64x128_c2", "wgmma_64x128_c4",
-                                                              "wgmma_128x128_c4"),
+                                                              "wgmma_64x128", "wgmma_64x128_c2", "wgmma_128x128_c4",
+                                                              "wgmma_128x192_c4", "wgmma_128x256_c4"),
                                             ::testing::Values(DType::f16, DType::bf16, DType::f8e4m3)),
                          [](const auto& info) {
                            return std::get<0>(info.param) + "_" + std::string(dtype_name(std::get<1>(info.param)));
@@ -274,6 +276,29 @@ TEST(HopperPlacement, AutoPairsFewRowTiles) {
   EXPECT_NE(two.find("_c2"), std::string::npos) << two;
   const std::string four = check_shape("assay", DType::bf16, 409, 7328, 4096, 323, 8);  // alone before the rule
   EXPECT_NE(four.find("_c2"), std::string::npos) << four;
+}
+
+// Over four row tiles the 128- and 192-wide tiles run in clusters of four where their tiles fit one
+// wave of them (the device's count; 120 CTAs on the H100/H200), in pairs where they do not; the
+// output is right with the fourth tile mostly rows past m.
+TEST(HopperPlacement, AutoRunsClustersOfFour) {
+  ASSAY_REQUIRE_GPU();
+  if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
+  int device = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  const int quads = assay::kernels::hopper::cluster4_ctas(device);
+  std::printf("clusters of four: %d CTAs a wave\n", quads);
+  EXPECT_GT(quads, 0);
+  EXPECT_EQ(quads % 4, 0);
+  struct Shape {
+    DType dtype;
+    int m, n, k, tiles;
+  };
+  for (const Shape s : {Shape{DType::f16, 399, 2928, 14240, 92}, Shape{DType::bf16, 492, 4464, 12096, 96},
+                        Shape{DType::f16, 388, 4112, 4096, 132}}) {
+    const std::string v = check_shape("assay", s.dtype, s.m, s.n, s.k, 324, 8);
+    EXPECT_NE(v.find(s.tiles <= quads ? "_c4" : "_c2"), std::string::npos) << v << " with " << quads;
+  }
 }
 
 // The fp8 baseline: cuBLASLt against the same oracle, where it accepts the shape.

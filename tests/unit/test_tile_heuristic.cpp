@@ -90,6 +90,32 @@ TEST(TileHeuristic, FewRowTilesRunInPairs) {
   EXPECT_EQ(choose_tile(false, 240, 6144, 2048, kH100Sms).cluster, 2);
 }
 
+// Four row tiles of 128 (m 385-512) in clusters of four where the pair rule pairs a 128- or 192-wide
+// tile and its tiles fit one wave of them (docs/kernels/hopper-gemm.md, "Clusters of four"; measured
+// time of the four against the pair, H200, which holds 120 CTAs in clusters of four).
+TEST(TileHeuristic, FourRowTilesRunInClustersOfFour) {
+  constexpr int kQuads = 120;
+  struct Shape {
+    int m, n, k, tile_n, cluster;
+  };
+  for (const Shape s : {Shape{399, 2928, 14240, 128, 4},   // 92 tiles: 0.81
+                        Shape{438, 3552, 10944, 128, 4},   // 112: 0.92
+                        Shape{492, 4464, 12096, 192, 4},   // 96: 0.94
+                        Shape{481, 4112, 6272, 128, 2},    // 132 tiles do not fit: the four 1.67x
+                        Shape{441, 6768, 5744, 256, 2},    // 256 wide stays paired
+                        Shape{146, 6080, 7488, 128, 2},    // two row tiles: pairs
+                        Shape{330, 3440, 6912, 128, 1}}) {  // three: alone
+    const auto t = choose_tile(false, s.m, s.n, s.k, kH100Sms, true, kQuads);
+    EXPECT_EQ(t.tile_m, 128) << s.m << "x" << s.n << "x" << s.k;
+    EXPECT_EQ(t.tile_n, s.tile_n) << s.m << "x" << s.n << "x" << s.k;
+    EXPECT_EQ(t.cluster, s.cluster) << s.m << "x" << s.n << "x" << s.k;
+  }
+  // Without the device's count (or where none fit), pairs; fp8 and shallow K keep their rules.
+  EXPECT_EQ(choose_tile(false, 399, 2928, 14240, kH100Sms).cluster, 2);
+  EXPECT_EQ(choose_tile(true, 399, 2928, 14240, kH100Sms, true, kQuads).cluster, 1);
+  EXPECT_EQ(choose_tile(false, 450, 2928, 1984, kH100Sms, true, kQuads).cluster, 1);
+}
+
 TEST(TileHeuristic, SquareSizesOfRecordPickTheMeasuredTilesFp8) {
   for (const Pick p : {Pick{1024, 64, 1}, Pick{2048, 128, 1}, Pick{3072, 192, 1}, Pick{4096, 208, 2},
                        Pick{6144, 192, 2}, Pick{8192, 192, 2}}) {
@@ -105,8 +131,9 @@ TEST(TileHeuristic, EveryPickExistsForItsDtype) {
     for (const int m : {1, 100, 128, 129, 400, 512, 1000, 4999, 8192})
       for (const int n : {8, 64, 176, 200, 1000, 4992, 8192})
         for (const int k : {16, 1984, 2048, 4000, 4008})
-          for (const int sms : {1, 66, 114, 132}) {
-            const auto t = choose_tile(fp8, m, n, k, sms);
+          for (const int sms : {1, 66, 114, 132})
+            for (const int quads : {0, sms / 4 * 4 - 12}) {
+            const auto t = choose_tile(fp8, m, n, k, sms, true, quads);
             EXPECT_TRUE(tile_built(fp8, t.tile_m, t.tile_n)) << fp8 << " " << m << "x" << n << " on " << sms;
             // Clusters of 2 exist for every width; the heuristic pairs fp8's 128/176/192/208, f16/bf16's
             // 256, with rows off 32 bytes every 16-bit tile but the 64-wide one, and over two or four
@@ -116,6 +143,15 @@ TEST(TileHeuristic, EveryPickExistsForItsDtype) {
             const int waves = (row_tiles * ((n + t.tile_n - 1) / t.tile_n) + sms - 1) / sms;
             const bool few_rows = t.tile_m == 128 && t.tile_n >= 128 && (row_tiles == 2 || row_tiles == 4) &&
                                   k >= 32 * 64 - 63 && waves < 8;
+            // Clusters of four: where the pair rule pairs a 128- or 192-wide tile over four row tiles
+            // whose tiles fit one wave of clusters of four.
+            if (t.cluster == 4) {
+              EXPECT_FALSE(fp8);
+              EXPECT_TRUE(few_rows && row_tiles == 4 && (t.tile_n == 128 || t.tile_n == 192))
+                  << m << "x" << n << "x" << k << " " << t.tile_n;
+              EXPECT_LE(row_tiles * ((n + t.tile_n - 1) / t.tile_n), quads) << m << "x" << n << "x" << k;
+              continue;
+            }
             EXPECT_TRUE(t.cluster == 1 ||
                         (t.cluster == 2 && (fp8 ? t.tile_m == 128 && (t.tile_n == 128 || t.tile_n == 176 ||
                                                                       t.tile_n == 192 || t.tile_n == 208)

@@ -15,11 +15,12 @@ hopper::Elem hopper_elem(GemmDtype t) {
   return t == GemmDtype::f16 ? hopper::Elem::f16 : t == GemmDtype::bf16 ? hopper::Elem::bf16 : hopper::Elem::e4m3;
 }
 
-const hopper::DeviceFacts& current_facts() {
+int current_device() {
   int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) device = -1;
-  return hopper::device_facts(device);
+  return cudaGetDevice(&device) == cudaSuccess ? device : -1;
 }
+
+const hopper::DeviceFacts& current_facts() { return hopper::device_facts(current_device()); }
 
 // Why the Hopper kernel cannot take this call, or "" when it can.
 std::string hopper_refusal(const GemmCall& call) {
@@ -82,7 +83,8 @@ GemmPlan choose(const GemmCall& call, std::string_view config) {
     if (call.dtype != GemmDtype::f32 && hopper_refusal(call).empty()) {
       c.kernel = GemmKernel::hopper;
       const hopper::TileChoice t =
-          hopper::choose_tile(call.dtype == GemmDtype::f8e4m3, call.m, call.n, call.k, current_facts().sms);
+          hopper::choose_tile(call.dtype == GemmDtype::f8e4m3, call.m, call.n, call.k, current_facts().sms,
+                              /*allow_split=*/true, hopper::cluster4_ctas(current_device()));
       c.tile_m = t.tile_m;
       c.tile_n = t.tile_n;
       c.cluster = t.cluster;
@@ -99,7 +101,7 @@ GemmPlan choose(const GemmCall& call, std::string_view config) {
     c.cluster = config == base + "_c2" ? 2 : config == base + "_c4" ? 4 : 1;
     c.unavailable = hopper_refusal(call);
     if (c.cluster == 4 && c.unavailable.empty() && !hopper::builds_cluster4(hopper_elem(call.dtype), t.m, t.n))
-      c.unavailable = "clusters of four are built for f16/bf16 64x128 and 128x128 tiles";
+      c.unavailable = "clusters of four are built for f16/bf16 128x128, 128x192 and 128x256 tiles";
     if (splits > 0 && c.unavailable.empty()) {
       if (!hopper::builds_split(hopper_elem(call.dtype), t.m, t.n))
         c.unavailable = "split-K is built for f16/bf16 128x128, 128x64 and 64x128 tiles";
@@ -146,7 +148,8 @@ GemmPlan plan_gemm(const GemmCall& call, std::string_view config) {
     if (config == "auto") {
       // The unsplit choice runs everything, only slower.
       const hopper::TileChoice t = hopper::choose_tile(call.dtype == GemmDtype::f8e4m3, call.m, call.n, call.k,
-                                                       current_facts().sms, /*allow_split=*/false);
+                                                       current_facts().sms, /*allow_split=*/false,
+                                                       hopper::cluster4_ctas(current_device()));
       p = GemmPlan{};
       p.kernel = GemmKernel::hopper;
       p.tile_m = t.tile_m;

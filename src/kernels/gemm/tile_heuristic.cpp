@@ -56,6 +56,14 @@ constexpr long long kClusterWaves16[2] = {4, 8};  // [from, to)
 // 64-wide tile's pair was not measured there and stays alone.
 constexpr long long kPairRowTilesMax = 4;
 constexpr int kPairMinKBlocks = 32;
+// Four row tiles (m 385-512) share B in one cluster of four, where the pair rule pairs them, the tile
+// is 128 or 192 wide, and its tiles fit one wave of such clusters. On 30 random shapes (H200, m
+// 385-512) with the 128- and 192-wide tiles' pairs picked, the four ran 0.81-1.01 of the pair's time
+// where they fit (9 shapes, geomean 0.94) and 1.34-1.68 where they did not (124-132 tiles against
+// about 120 CTAs of clusters of four: the GPCs' uneven SM counts). The 256-wide tile, whose B is a
+// smaller share of its loads, ran 0.94-1.13 (5 shapes) and stays paired (docs/kernels/hopper-gemm.md,
+// "Clusters of four").
+constexpr long long kQuadRowTiles = 4;
 
 // f16/bf16 rows whose pitch is not a multiple of 32 bytes (k or n not a multiple of 16): every
 // 128-byte row of a TMA box then starts inside a sector, and the single-CTA tiles, whose
@@ -103,7 +111,7 @@ bool sixty_four_rows_pad_less(long long m, long long n) {
 
 // Whole waves of tiles over the SMs (a persistent CTA takes its tiles one after another) times
 // the time of one tile.
-TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split) {
+TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split, int cluster4_ctas) {
   TileChoice best;
   const bool split_rows = !fp8 && (k % 16 != 0 || n % 16 != 0);
   double best_cost = 0;
@@ -137,6 +145,9 @@ TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split)
                          row_tiles % 2 == 0 && row_tiles <= kPairRowTilesMax && best_waves < kClusterWaves16[1] &&
                          k_blocks >= kPairMinKBlocks;
   if (pair8 || pair16 || pair_split || pair_rows) best.cluster = 2;
+  if (pair_rows && row_tiles == kQuadRowTiles && (best.tile_n == 128 || best.tile_n == 192) &&
+      tile_count(m, n, best.tile_m, best.tile_n) <= cluster4_ctas)
+    best.cluster = 4;
   if (fp8 || !allow_split) return best;
   // Split-K against the choice above, both in K-block times of a 128 x 128 tile at full rate.
   double best_time = static_cast<double>(best_waves) * (k_blocks + kFixedBlocks) * best.tile_m * best.tile_n /

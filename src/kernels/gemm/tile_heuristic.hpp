@@ -37,14 +37,16 @@ inline constexpr auto kTileShapes = [] {
 struct TileChoice {
   int tile_m = kTileM;
   int tile_n = 256;
-  int cluster = 1;  // CTAs per cluster (2: pairs multicasting B)
+  int cluster = 1;  // CTAs per cluster (2: pairs multicasting B; 4: four row tiles sharing B)
   int splits = 1;   // CTAs sharing each tile's K blocks (split-K: f16/bf16, 128 x 128, 128 x 64, 64 x 128 alone)
 };
 
 // The tile (and cluster size) with the least predicted time for an m x n output on `sms` SMs; k
 // (A's row pitch, as n is B's) decides whether the rows start on 32-byte sectors.
 // allow_split = false: the choice without split-K (where its workspace could not be had).
-TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split = true);
+// cluster4_ctas: the CTAs one wave of clusters of four holds on the device (hopper::cluster4_ctas;
+// 0: none are run).
+TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split = true, int cluster4_ctas = 0);
 
 // Tiles of tile_m x tile_n over an m x n output, counted without int overflow at m or n near
 // INT_MAX (the heuristic's costs and split-K's workspace size both count them).

@@ -281,8 +281,8 @@ cudaError_t launch_split(int tile_m, int tile_n, int m, int n, int k, const void
   }
 }
 
-// Clusters of four along M (16-bit, 64 x 128 and 128 x 128): B multicast to four row tiles, for m up
-// to 256 or 512 (cuBLAS's shape there: 64-row tiles in clusters of four; docs/kernels/hopper-gemm.md).
+// Clusters of four along M (16-bit, 128-row tiles 128, 192 or 256 wide): B multicast to four row
+// tiles, for m 385-512 (docs/kernels/hopper-gemm.md, "Clusters of four").
 template <Elem E>
 cudaError_t launch_cluster(int cluster, int tile_m, int tile_n, int m, int n, int k, const void* a, const void* b, void* c,
                            const float* sa, const float* sb, cudaStream_t stream) {
@@ -290,9 +290,12 @@ cudaError_t launch_cluster(int cluster, int tile_m, int tile_n, int m, int n, in
     if constexpr (kPromote<E>) {
       return cudaErrorInvalidValue;
     } else {
-      if (tile_n != 128) return cudaErrorInvalidValue;
-      if (tile_m == 64) return launch_tile<E, 64, 128, 4>(m, n, k, a, b, c, sa, sb, stream);
-      if (tile_m == 128) return launch_tile<E, 128, 128, 4>(m, n, k, a, b, c, sa, sb, stream);
+      if (tile_m != 128) return cudaErrorInvalidValue;
+      switch (tile_n) {
+        case 256: return launch_tile<E, 128, 256, 4>(m, n, k, a, b, c, sa, sb, stream);
+        case 192: return launch_tile<E, 128, 192, 4>(m, n, k, a, b, c, sa, sb, stream);
+        case 128: return launch_tile<E, 128, 128, 4>(m, n, k, a, b, c, sa, sb, stream);
+      }
       return cudaErrorInvalidValue;
     }
   }
@@ -316,7 +319,40 @@ bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const v
 }
 
 bool builds_cluster4(Elem e, int tile_m, int tile_n) {
-  return e != Elem::e4m3 && tile_n == 128 && (tile_m == 64 || tile_m == 128);
+  return e != Elem::e4m3 && tile_m == 128 && (tile_n == 128 || tile_n == 192 || tile_n == 256);
+}
+
+int cluster4_ctas(int device) {
+  // The f16 128 x 128 instance stands for the three widths: each holds one CTA per SM, so how many
+  // clusters of four fit is the GPCs' SM counts (uneven on the H100/H200), not the tile's.
+  static std::atomic<int> ctas[kMaxDevices];
+  if (device < 0 || device >= kMaxDevices || !device_facts(device).hopper) return 0;
+  int cached = ctas[device].load(std::memory_order_acquire);
+  if (cached != 0) return cached;
+  using T = Tile<Elem::f16, 128, 128>;
+  auto* kernel = hopper_gemm_kernel<Elem::f16, 128, 128, 4, false>;
+  int found = 0;
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes) == cudaSuccess) {
+    cudaLaunchConfig_t probe = {};
+    cudaLaunchAttribute attr = {};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = 4;
+    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+    probe.gridDim = dim3(device_facts(device).sms / 4 * 4);
+    probe.blockDim = dim3(Groups<128, 128>::kThreads);
+    probe.dynamicSmemBytes = T::kSmemBytes;
+    probe.attrs = &attr;
+    probe.numAttrs = 1;
+    if (cudaOccupancyMaxActiveClusters(&found, kernel, &probe) != cudaSuccess) {
+      found = 0;
+      cudaGetLastError();  // the refusal is answered here: no later launch reports it as its own
+    }
+  } else {
+    cudaGetLastError();
+  }
+  found = found > 0 ? 4 * found : -1;  // -1: asked, none (cached as such)
+  ctas[device].store(found, std::memory_order_release);
+  return found > 0 ? found : 0;
 }
 
 bool builds_split(Elem e, int tile_m, int tile_n) {

@@ -46,8 +46,11 @@ struct Split {
   std::size_t bytes = 0;  // of the whole workspace
 };
 bool builds_split(Elem e, int tile_m, int tile_n);
-// Clusters of four along M: f16/bf16, 64 x 128 and 128 x 128.
+// Clusters of four along M: f16/bf16, 128 x 128, 128 x 192 and 128 x 256.
 bool builds_cluster4(Elem e, int tile_m, int tile_n);
+// CTAs that one wave of clusters of four holds on `device` (the driver's count of active clusters,
+// times four; 0 where the Hopper kernel does not run). Cached per device.
+int cluster4_ctas(int device);
 std::size_t split_counter_bytes(int tile_m, int tile_n, int m, int n);
 std::size_t split_workspace_bytes(int tile_m, int tile_n, int m, int n, int splits);
 
