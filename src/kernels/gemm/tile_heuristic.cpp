@@ -61,8 +61,9 @@ constexpr int kPairMinKBlocks = 32;
 // 385-512) with the 128- and 192-wide tiles' pairs picked, the four ran 0.81-1.01 of the pair's time
 // where they fit (9 shapes, geomean 0.94) and 1.34-1.68 where they did not (124-132 tiles against
 // about 120 CTAs of clusters of four: the GPCs' uneven SM counts). The 256-wide tile, whose B is a
-// smaller share of its loads, ran 0.94-1.13 (5 shapes) and stays paired (docs/kernels/hopper-gemm.md,
-// "Clusters of four").
+// smaller share of its loads, ran 0.94-1.13 (5 shapes) and stays paired. Held out: 20 random shapes
+// whose pick the rule changes, 0.980 of the pair's time in one session (0.80-1.12); its six extremes
+// over three sessions 0.80-0.99, none slower (docs/kernels/hopper-gemm.md, "Clusters of four").
 constexpr long long kQuadRowTiles = 4;
 
 // f16/bf16 rows whose pitch is not a multiple of 32 bytes (k or n not a multiple of 16): every
