@@ -31,7 +31,8 @@ struct GemmCall {
 
 // Configurations a caller may pin (gemm_configs.hpp): "auto" (the shape heuristic),
 // "wgmma_128x{256,208,192,176,128,64}", "wgmma_192x192", "wgmma_64x128" (Hopper kernel, tile M x N;
-// "_c2": in CTA pairs; 208 and 176 fp8 only, 192x192 and 64x128 f16/bf16 only), "wgmma_128x{128,64}_k<S>" (f16/bf16: S
+// "_c2": in CTA pairs; "_c4" (f16/bf16, 128 x {128,192,256}): clusters of four row tiles; 208 and 176 fp8 only,
+// 192x192 and 64x128 f16/bf16 only), "wgmma_128x{128,64}_k<S>" and "wgmma_64x128_k<S>" (f16/bf16: S
 // CTAs share each tile's K, S from 2 to 16 here; the backends are named for 2, 3, 4, 6 and 8),
 // "mma_sync" (f16/bf16), "simt" (f32, f8e4m3).
 const std::vector<std::string>& gemm_configs();
