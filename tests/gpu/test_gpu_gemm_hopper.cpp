@@ -177,12 +177,38 @@ INSTANTIATE_TEST_SUITE_P(Configs, SplitConfigs,
                            return std::get<0>(info.param) + "_" + std::string(dtype_name(std::get<1>(info.param)));
                          });
 
+// Stream-K (split_k.cuh): one CTA per SM shares every tile's K blocks evenly. Shapes with fewer
+// (tile, K block) iterations than SMs (one CTA each; a tile then cut into up to 17 segments), one
+// iteration in all, ragged m, n and K tails, a single wave of tiles whose K is cut two or three
+// ways, and more tiles than CTAs (2048 x 2048: whole tiles between each CTA's two cut ones).
+class StreamConfigs : public ::testing::TestWithParam<SplitPinned> {};
+
+TEST_P(StreamConfigs, EdgeShapesMatchOracle) {
+  ASSAY_REQUIRE_GPU();
+  const auto& [config, dtype] = GetParam();
+  if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
+  const int shapes[][3] = {{1, 8, 64},         {129, 264, 1040}, {300, 520, 4112}, {2048, 2048, 1024},
+                           {640, 1000, 4104}, {200, 776, 8000}, {37, 1160, 6152}, {134, 6480, 2056}};
+  for (const auto& s : shapes) {
+    const std::string variant = check_shape("assay@" + config, dtype, s[0], s[1], s[2], 311, 0);
+    EXPECT_NE(variant.find("_sk"), std::string::npos) << variant;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, StreamConfigs,
+                         ::testing::Combine(::testing::Values("wgmma_128x128_sk", "wgmma_128x64_sk", "wgmma_64x128_sk"),
+                                            ::testing::Values(DType::f16, DType::bf16)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" + std::string(dtype_name(std::get<1>(info.param)));
+                         });
+
 // The counters are left at zero by every launch, and the sum's order is fixed: launches after
-// the first give the same bits, whichever split of a tile came last.
+// the first give the same bits, whichever split (or stream-K segment) of a tile came last.
 TEST(SplitConfigs, RepeatedLaunchesGiveTheSameBits) {
   ASSAY_REQUIRE_GPU();
   if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
-  for (const char* config : {"assay@wgmma_128x64_k4", "assay@wgmma_64x128_k6"}) {
+  for (const char* config :
+       {"assay@wgmma_128x64_k4", "assay@wgmma_64x128_k6", "assay@wgmma_128x128_sk", "assay@wgmma_64x128_sk"}) {
     GemmProblem p(333, 1000, 6000, DType::f16);
     const auto inputs = p.make_inputs(11);
     auto inst = find_backend(config)->instantiate(p, inputs);
@@ -205,12 +231,15 @@ TEST(SplitConfigs, Fp8AndOtherTilesAreSkippedWithTheReason) {
   if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
   GemmProblem p(128, 128, 1024, DType::f8e4m3);
   const auto inputs = p.make_inputs(1);
-  auto inst = find_backend("assay@wgmma_128x64_k2")->instantiate(p, inputs);
-  try {
-    inst->call(nullptr);
-    ADD_FAILURE() << "expected a SkipError";
-  } catch (const SkipError& e) {
-    EXPECT_NE(std::string(e.what()).find("split-K"), std::string::npos) << e.what();
+  for (const auto& [config, reason] : {std::pair{"assay@wgmma_128x64_k2", "split-K"},
+                                       std::pair{"assay@wgmma_128x128_sk", "stream-K"}}) {
+    auto inst = find_backend(config)->instantiate(p, inputs);
+    try {
+      inst->call(nullptr);
+      ADD_FAILURE() << "expected a SkipError: " << config;
+    } catch (const SkipError& e) {
+      EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+    }
   }
   // A tile without split instances, pinned through the API (no backend carries its name).
   kernels::GemmCall call;
@@ -256,7 +285,8 @@ TEST(HopperPlacement, DimensionsNearIntMaxAreRefused) {
 }
 
 // The heuristic splits a few tiles over a deep K (a quarter of the SMs' worth of 128 x 64 tiles),
-// and the mlp's second layer (16 tiles of 64 x 128) on the 64-row tile.
+// the mlp's second layer (16 tiles of 64 x 128) on the 64-row tile, and runs stream-K where it would
+// split 128 x 128 tiles over two tile rows in two.
 TEST(SplitConfigs, AutoSplitsFewTilesOverDeepK) {
   ASSAY_REQUIRE_GPU();
   if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
@@ -265,6 +295,9 @@ TEST(SplitConfigs, AutoSplitsFewTilesOverDeepK) {
   const std::string decoder = check_shape("assay", DType::f16, 64, 2048, 8192, 321, 8);
   EXPECT_NE(decoder.find("64x128x64"), std::string::npos) << decoder;
   EXPECT_NE(decoder.find("_k4"), std::string::npos) << decoder;
+  // Split-K in two of 128 x 128 tiles over two tile rows: stream-K instead.
+  const std::string stream = check_shape("assay", DType::bf16, 243, 4128, 12096, 323, 8);
+  EXPECT_NE(stream.find("128x128x64_s6_sk"), std::string::npos) << stream;
 }
 
 // Over two or four row tiles the heuristic pairs the 128-row tile (B multicast to both), and the

@@ -47,9 +47,15 @@ int split_suffix(std::string_view config, const std::string& base) {
   return s >= 2 && s <= 16 && config[prefix.size()] != '0' ? s : 0;
 }
 
-// Split-K's workspace for `p`, zeroed counters included; false if the device cannot give it.
+// The workspace of a split-K or stream-K plan.
+std::size_t workspace_bytes(const GemmPlan& p, const GemmCall& call) {
+  return p.stream_ctas > 0 ? hopper::stream_workspace_bytes(p.tile_m, p.tile_n, call.m, call.n, p.stream_ctas)
+                           : hopper::split_workspace_bytes(p.tile_m, p.tile_n, call.m, call.n, p.splits);
+}
+
+// Split-K's (or stream-K's) workspace for `p`, zeroed counters included; false if the device cannot give it.
 bool allocate_split_workspace(GemmPlan& p, const GemmCall& call) {
-  const std::size_t bytes = hopper::split_workspace_bytes(p.tile_m, p.tile_n, call.m, call.n, p.splits);
+  const std::size_t bytes = workspace_bytes(p, call);
   void* raw = nullptr;
   if (cudaMalloc(&raw, bytes) != cudaSuccess) {
     (void)cudaGetLastError();
@@ -89,6 +95,7 @@ GemmPlan choose(const GemmCall& call, std::string_view config) {
       c.tile_n = t.tile_n;
       c.cluster = t.cluster;
       c.splits = t.splits;
+      c.stream_ctas = t.stream_ctas;
     } else {
       c.kernel = tensor16 ? GemmKernel::mma_sync : GemmKernel::simt;
     }
@@ -97,7 +104,8 @@ GemmPlan choose(const GemmCall& call, std::string_view config) {
   for (const hopper::TileShape t : hopper::kTileShapes) {
     const std::string base = "wgmma_" + std::to_string(t.m) + "x" + std::to_string(t.n);
     const int splits = split_suffix(config, base);
-    if (config != base && config != base + "_c2" && config != base + "_c4" && splits == 0) continue;
+    const bool stream = config == base + "_sk";
+    if (config != base && config != base + "_c2" && config != base + "_c4" && splits == 0 && !stream) continue;
     c.cluster = config == base + "_c2" ? 2 : config == base + "_c4" ? 4 : 1;
     c.unavailable = hopper_refusal(call);
     if (c.cluster == 4 && c.unavailable.empty() && !hopper::builds_cluster4(hopper_elem(call.dtype), t.m, t.n))
@@ -108,6 +116,15 @@ GemmPlan choose(const GemmCall& call, std::string_view config) {
       else if (splits > (static_cast<long long>(call.k) + 63) / 64)
         c.unavailable = "split-K needs a 64-deep K block per split (k = " + std::to_string(call.k) + ")";
       c.splits = splits;
+    }
+    if (stream && c.unavailable.empty()) {
+      const int ctas = hopper::stream_k_ctas(call.m, call.n, call.k, t.m, t.n, current_facts().sms);
+      if (!hopper::builds_split(hopper_elem(call.dtype), t.m, t.n))
+        c.unavailable = "stream-K is built for f16/bf16 128x128, 128x64 and 64x128 tiles";
+      else if (ctas == 0)
+        c.unavailable = "stream-K runs a CTA per tile row at once: " + std::to_string((call.m + t.m - 1) / t.m) +
+                        " tile rows exceed the " + std::to_string(current_facts().sms) + " SMs";
+      else c.stream_ctas = ctas;
     }
     if (c.unavailable.empty() && !hopper::builds(hopper_elem(call.dtype), t.m, t.n))
       c.unavailable = t.m != 128  ? "the " + std::to_string(t.m) + "x" + std::to_string(t.n) +
@@ -144,7 +161,7 @@ const std::vector<std::string>& gemm_configs() {
 
 GemmPlan plan_gemm(const GemmCall& call, std::string_view config) {
   GemmPlan p = choose(call, config);
-  if (p.kernel == GemmKernel::hopper && p.splits > 1 && !allocate_split_workspace(p, call)) {
+  if (p.kernel == GemmKernel::hopper && (p.splits > 1 || p.stream_ctas > 0) && !allocate_split_workspace(p, call)) {
     if (config == "auto") {
       // The unsplit choice runs everything, only slower.
       const hopper::TileChoice t = hopper::choose_tile(call.dtype == GemmDtype::f8e4m3, call.m, call.n, call.k,
@@ -157,9 +174,8 @@ GemmPlan plan_gemm(const GemmCall& call, std::string_view config) {
       p.cluster = t.cluster;
     } else {
       p.kernel = GemmKernel::none;
-      p.unavailable = "split-K's workspace (" +
-                      std::to_string(hopper::split_workspace_bytes(p.tile_m, p.tile_n, call.m, call.n, p.splits)) +
-                      " bytes) could not be allocated";
+      p.unavailable = std::string(p.stream_ctas > 0 ? "stream-K" : "split-K") + "'s workspace (" +
+                      std::to_string(workspace_bytes(p, call)) + " bytes) could not be allocated";
     }
   }
   switch (p.kernel) {
@@ -167,7 +183,8 @@ GemmPlan plan_gemm(const GemmCall& call, std::string_view config) {
       const int bk = call.dtype == GemmDtype::f8e4m3 ? 128 : 64;
       p.name = "wgmma_" + std::to_string(p.tile_m) + "x" + std::to_string(p.tile_n) + "x" + std::to_string(bk) +
                "_s" + std::to_string(hopper::stages(p.tile_m, p.tile_n)) + (p.cluster > 1 ? "_c" + std::to_string(p.cluster) : "") +
-               (p.splits > 1 ? "_k" + std::to_string(p.splits) : "") + "_persistent";
+               (p.splits > 1 ? "_k" + std::to_string(p.splits) : "") +
+               (p.stream_ctas > 0 ? "_sk" + std::to_string(p.stream_ctas) : "") + "_persistent";
       break;
     }
     case GemmKernel::mma_sync: p.name = detail::mma_sync_config_name(call.n, call.k, call.a, call.b, call.c); break;
@@ -185,7 +202,7 @@ cudaError_t launch_gemm(const GemmPlan& plan, const GemmCall& call, cudaStream_t
     case GemmKernel::hopper:
     {
       hopper::Split split;
-      if (plan.splits > 1) {
+      if (plan.splits > 1 || plan.stream_ctas > 0) {
         // The workspace is laid out for the planned m x n on the planned device: a launch at
         // another shape would write partials over counters that are never zeroed again.
         int device = -1;
@@ -194,6 +211,7 @@ cudaError_t launch_gemm(const GemmPlan& plan, const GemmCall& call, cudaStream_t
           return cudaErrorInvalidValue;
         unsigned char* ws = static_cast<unsigned char*>(plan.workspace.get());
         split.splits = plan.splits;
+        split.stream_ctas = plan.stream_ctas;
         split.counters = reinterpret_cast<unsigned*>(ws);
         split.slots = ws == nullptr ? nullptr
                                     : reinterpret_cast<float*>(

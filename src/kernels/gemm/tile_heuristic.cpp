@@ -101,6 +101,14 @@ constexpr double kFullChipBlocks64 = 32.0;
 // The split counts that were measured, each a pinned configuration (wgmma_<tile>_k<S>) and a GPU
 // test: the heuristic picks nothing that a sweep cannot pin. 5 and 7 were never measured.
 constexpr int kSplitCounts[] = {2, 3, 4, 6, 8};
+// Stream-K (split_k.cuh) where split-K would cut 128 x 128 tiles over two or more tile rows in two:
+// every SM gets a share (split-K in two fills twice the tiles' count of them), and a column's row
+// tiles run in step on neighbouring CTAs. On 48 shapes with m 65-1015 (H200, every stream-K tile
+// pinned beside the pick), it ran 0.81-0.94 of split-K's time at all five such picks; against every other pick no constant of a cost model in K blocks
+// (the split's terms, a cut-tile term, a rate factor) did better than 0.991 of the old picks' time
+// (geomean): it won at 0.84-0.98 on 12 shapes and lost at 1.01-1.49 on most others, at short K and
+// against the paired, clustered and wide tiles (docs/kernels/hopper-gemm.md, "Stream-K").
+constexpr int kStreamForSplits = 2;
 
 // Whether the 64 x 128 tile pads m x n less than 128 x 64, which covers it in as many tiles of the
 // same size.
@@ -173,6 +181,11 @@ TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split,
         best = TileChoice{tile.m, tile.n, 1, s};
       }
     }
+  }
+  if (best.splits == kStreamForSplits && best.tile_m == kTileM && best.tile_n == 128 &&
+      tile_count(m, 1, kTileM, 1) >= 2) {
+    const int ctas = stream_k_ctas(m, n, k, kTileM, 128, sms);
+    if (ctas > 0) best = TileChoice{kTileM, 128, 1, 1, ctas};
   }
   return best;
 }

@@ -39,6 +39,7 @@ struct TileChoice {
   int tile_n = 256;
   int cluster = 1;  // CTAs per cluster (2: pairs multicasting B; 4: four row tiles sharing B)
   int splits = 1;   // CTAs sharing each tile's K blocks (split-K: f16/bf16, 128 x 128, 128 x 64, 64 x 128 alone)
+  int stream_ctas = 0;  // stream-K (the same tiles): CTAs sharing all tiles' K blocks evenly; 0: none
 };
 
 // The tile (and cluster size) with the least predicted time for an m x n output on `sms` SMs; k
@@ -52,6 +53,17 @@ TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split 
 // INT_MAX (the heuristic's costs and split-K's workspace size both count them).
 constexpr long long tile_count(long long m, long long n, int tile_m, int tile_n) {
   return (m + tile_m - 1) / tile_m * ((n + tile_n - 1) / tile_n);
+}
+
+// Stream-K's grid (split_k.cuh): groups of as many CTAs as the tile rows, as many groups as fit on
+// `sms` SMs but no more than the (tile column, 64-deep K block) iterations; 0 where one group does not
+// fit (more tile rows than SMs).
+constexpr int stream_k_ctas(long long m, long long n, long long k, int tile_m, int tile_n, int sms) {
+  const long long rows = (m + tile_m - 1) / tile_m;
+  if (rows < 1 || rows > sms) return 0;
+  const long long iterations = (n + tile_n - 1) / tile_n * ((k + 63) / 64);
+  const long long groups = sms / rows < iterations ? sms / rows : iterations;
+  return static_cast<int>(groups * rows);
 }
 
 // The persistent grid for `units` units (tiles, or pairs of tiles) when `limit` clusters fit at

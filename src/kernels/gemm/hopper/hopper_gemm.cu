@@ -30,8 +30,9 @@ namespace {
 // C = 1: each CTA loads its own tiles. C = 2 (clusters of 2 CTAs): CTA rank r takes tile row
 // 2p + r of pair row p and the pair's common tile column; each CTA loads half of the common B
 // tile for both (multicast), halving B's L2-to-SM traffic.
-// SplitK (16-bit, C = 1): `splits` CTAs share each tile's K blocks (split_k.cuh), reducing
-// through `split_slots` and `split_counters`; the other instances ignore the three arguments.
+// SplitK (16-bit, C = 1): `splits` CTAs share each tile's K blocks, or with splits = 0 the grid's
+// CTAs share all of them evenly (stream-K; split_k.cuh), reducing through `split_slots` and
+// `split_counters`; the other instances ignore the three arguments.
 template <Elem E, int BM, int BN, int C, bool SplitK>
 __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
     hopper_gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -75,8 +76,8 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
   const LoadStage<E, BM, BN, C> load_stage{smem, full, map_a, map_b, rank};
 
   int primed = 0;
-  // Split-K's units are (tile, split) pairs; its producer primes nothing in the set-up.
-  [[maybe_unused]] const int work = SplitK ? units * splits : units;
+  // Split-K's and stream-K's walks are segments of tiles (split_k.cuh); their producer primes nothing
+  // in the set-up.
   if (threadIdx.x == 0)
     producer_setup(map_a, map_b, map_c, full, empty, cluster, SplitK ? 0 : units, k_blocks, unit_tile, load_stage,
                    primed);
@@ -88,7 +89,8 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
   if (warp_group == 0) {
     if constexpr (kMoveRegs) regs_release<Groups<BM, BN>::kProducerRegs>();
     if constexpr (SplitK) {
-      if (tid == 0) produce_split(empty, cluster, clusters, work, splits, k_blocks, unit_tile, load_stage);
+      if (tid == 0)
+        produce_split(empty, Segments(cluster, clusters, tiles_m, tiles_n, splits, k_blocks), unit_tile, load_stage);
     } else {
       if (tid == 0) produce(empty, primed, cluster, clusters, units, k_blocks, unit_tile, load_stage);
     }
@@ -120,8 +122,8 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
     const StoreTile<E, BM, BN> store_tile{store_groups, m,     n,         c,          consumer, warp, lane,
                                           acc,          scale, out_stage, out_buffer, tid,      map_c};
     if constexpr (SplitK) {
-      consume_split(ring, acc, full_at, cluster, clusters, work, splits, k_blocks, consumer * 128 + tid, unit_tile,
-                    issue, release, store_tile, from_acc, split_slots, split_counters);
+      consume_split(ring, acc, full_at, Segments(cluster, clusters, tiles_m, tiles_n, splits, k_blocks), consumer * 128 + tid,
+                    unit_tile, issue, release, store_tile, from_acc, split_slots, split_counters);
     } else if constexpr (kPromote<E> && kOrdered<BN>) {
       // fp8 (consumer_fp8.cuh), one partial set per warp group, waited for every block, with the
       // two consumers' wgmmas strictly alternating (named barriers 3 and 4): while one warp group
@@ -214,7 +216,8 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   err = tensor_map(map_c, device, MapElem::u16, c, n, m, kOutCols, 64);
   if (err != cudaSuccess) return err;
   const int units = ((m + BM - 1) / BM + C - 1) / C * ((n + BN - 1) / BN) * (SplitK ? split.splits : 1);
-  const int clusters = persistent_clusters(units, cluster_limit);
+  // Stream-K: the grid is the plan's, not a number of waves (no CTA waits for another).
+  const int clusters = SplitK && split.stream_ctas > 0 ? split.stream_ctas : persistent_clusters(units, cluster_limit);
   cudaLaunchConfig_t cfg = {};
   cudaLaunchAttribute attr = {};
   attr.id = cudaLaunchAttributeClusterDimension;
@@ -228,7 +231,7 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   cfg.numAttrs = C > 1 ? 1 : 0;
   err = cudaLaunchKernelEx(&cfg, hopper_gemm_kernel<E, BM, BN, C, SplitK>, map_a, map_b, map_c,
                            static_cast<typename Traits<E>::Out*>(c), m, n, k, sa, sb, split.slots, split.counters,
-                           split.splits);
+                           split.stream_ctas > 0 ? 0 : split.splits);
   if (err != cudaSuccess) return err;
   return cudaGetLastError();
 }
@@ -364,6 +367,10 @@ std::size_t split_workspace_bytes(int tile_m, int tile_n, int m, int n, int spli
          static_cast<std::size_t>(tile_count(m, n, tile_m, tile_n)) * splits * tile_m * tile_n * sizeof(float);
 }
 
+std::size_t stream_workspace_bytes(int tile_m, int tile_n, int m, int n, int ctas) {
+  return split_counter_bytes(tile_m, tile_n, m, n) + 2 * static_cast<std::size_t>(ctas) * tile_m * tile_n * sizeof(float);
+}
+
 std::size_t split_counter_bytes(int tile_m, int tile_n, int m, int n) {
   return (static_cast<std::size_t>(tile_count(m, n, tile_m, tile_n)) * sizeof(unsigned) + 255) / 256 * 256;
 }
@@ -371,6 +378,19 @@ std::size_t split_counter_bytes(int tile_m, int tile_n, int m, int n) {
 cudaError_t launch(Elem e, int tile_m, int tile_n, int cluster, int m, int n, int k, const void* a, const void* b, void* c,
                    const float* scale_a, const float* scale_b, cudaStream_t stream, const Split& split) {
   if (!eligible(e, m, n, k, a, b, c)) return cudaErrorInvalidValue;
+  if (split.stream_ctas > 0) {
+    // Whole groups of one CTA per tile row, each with at least one iteration, and c x iterations in
+    // 64 bits (split_k.cuh).
+    const long long rows = (static_cast<long long>(m) + tile_m - 1) / tile_m;
+    const long long iterations = (static_cast<long long>(n) + tile_n - 1) / tile_n * ((static_cast<long long>(k) + 63) / 64);
+    const long long groups = split.stream_ctas / rows;
+    if (cluster != 1 || !builds_split(e, tile_m, tile_n) || split.stream_ctas % rows != 0 || groups > iterations ||
+        iterations > (1LL << 62) / split.stream_ctas || split.counters == nullptr || split.slots == nullptr ||
+        split.bytes < stream_workspace_bytes(tile_m, tile_n, m, n, split.stream_ctas))
+      return cudaErrorInvalidValue;
+    return e == Elem::f16 ? launch_split<Elem::f16>(tile_m, tile_n, m, n, k, a, b, c, stream, split)
+                          : launch_split<Elem::bf16>(tile_m, tile_n, m, n, k, a, b, c, stream, split);
+  }
   if (split.splits > 1) {
     // The workspace holds the counters (zero between launches) and then the partial slots.
     if (cluster != 1 || !builds_split(e, tile_m, tile_n) || split.splits > (static_cast<long long>(k) + 63) / 64 ||

@@ -39,8 +39,12 @@ bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const v
 // blocks (at most one split per 64 of K). The workspace (split_workspace_bytes) is the caller's:
 // the tile counters first (split_counter_bytes, zero before the first launch; each launch leaves
 // them zero), then the fp32 partial tiles. Launches sharing one workspace must not overlap.
+// Stream-K (same instances): `stream_ctas` CTAs share all tiles' K blocks evenly, in groups of as
+// many as the tile rows (stream_k_ctas in tile_heuristic.hpp gives the grid), with
+// stream_workspace_bytes (two partial tiles per CTA); `splits` is then ignored.
 struct Split {
   int splits = 1;
+  int stream_ctas = 0;
   unsigned* counters = nullptr;
   float* slots = nullptr;
   std::size_t bytes = 0;  // of the whole workspace
@@ -53,6 +57,7 @@ bool builds_cluster4(Elem e, int tile_m, int tile_n);
 int cluster4_ctas(int device);
 std::size_t split_counter_bytes(int tile_m, int tile_n, int m, int n);
 std::size_t split_workspace_bytes(int tile_m, int tile_n, int m, int n, int splits);
+std::size_t stream_workspace_bytes(int tile_m, int tile_n, int m, int n, int ctas);
 
 cudaError_t launch(Elem e, int tile_m, int tile_n, int cluster, int m, int n, int k, const void* a, const void* b,
                    void* c, const float* scale_a, const float* scale_b, cudaStream_t stream, const Split& split = {});

@@ -1,14 +1,25 @@
 #pragma once
-// Split-K for the 16-bit single-CTA instances (SplitK = true in hopper_gemm.cu): a unit of work is
-// (output tile, split s), and split s of S loads and multiplies K blocks [s kb / S, (s + 1) kb / S).
+// Split-K and stream-K for the 16-bit single-CTA instances (SplitK = true in hopper_gemm.cu): a CTA
+// walks segments, each a run of one output tile's K blocks, and tiles whose K is cut into several
+// segments reduce them through global memory.
+//   Split-K (splits >= 2): a unit of work is (output tile, split s), and split s of S loads and
+//   multiplies K blocks [s kb / S, (s + 1) kb / S); the CTAs take units u = cta, cta + ctas, ...
+//   Stream-K (splits == 0): the grid's CTAs, in groups of as many as there are tile rows, divide the
+//   I = tile columns x kb (column, K block) iterations evenly as one sequence, group c taking
+//   [c I / groups, (c + 1) I / groups): whole columns where its range holds them, a segment of one
+//   at either end; member r of the group computes row r of each. Every SM then gets the same work
+//   whatever the tile count (93 tiles on 132 SMs leave 30% of them idle in one wave; split-K only
+//   fits whole multiples of the tiles), at the cost of at most two partial tiles per CTA.
 // For shapes whose tiles fill only part of the chip with a deep K (m of a few hundred, or few
-// tiles), where one CTA's serial K loop is the whole run (docs/kernels/hopper-gemm.md, "Split-K").
+// tiles), where one CTA's serial K loop is the whole run (docs/kernels/hopper-gemm.md, "Split-K"
+// and "Stream-K").
 //
-// The reduction goes through global memory, not distributed shared memory: every split writes
-// its fp32 partial tile to its own slot of a workspace (one per plan, gemm_dispatch.cpp), then
-// takes a ticket on the tile's counter; the split that arrives last adds the slots in the order
-// s = 0, 1, .., S-1 (its own from its registers), stores the tile and resets the counter for the
-// next launch. The order of the sum is fixed, so results do not depend on which split came last.
+// The reduction goes through global memory, not distributed shared memory: every segment of a cut
+// tile writes its fp32 partial tile to its own slot of a workspace (one per plan, gemm_dispatch.cpp),
+// then takes a ticket on the tile's counter; the segment that arrives last adds the slots in K order
+// (its own from its registers), stores the tile and resets the counter for the next launch. No CTA
+// waits for another (so no residency is assumed), and the order of the sum is fixed: results do not
+// depend on which segment came last.
 // A cluster of S CTAs exchanging through distributed shared memory was built first: its two
 // cluster barriers cost about 4 us a CTA (the last split's wait on the slowest), and its runtime
 // split argument slowed the unsplit instances by up to 3%; here the unsplit instances compile to
@@ -27,28 +38,85 @@ namespace {
 
 constexpr int kSplitBarrier = 7;  // named barrier of all consumer threads (1..3: stores, 3-4: fp8)
 
-// The K blocks of split s of `splits`: [first, end), never empty (splits <= k_blocks).
-struct SplitRange {
-  int first, end;
-  __device__ SplitRange(int s, int splits, int k_blocks)
-      : first(static_cast<int>(static_cast<long long>(s) * k_blocks / splits)),
-        end(static_cast<int>(static_cast<long long>(s + 1) * k_blocks / splits)) {}
+// One tile's share of a CTA's K loop: K blocks [first, end) of `unit` (split-K: a tile; stream-K: a
+// tile column), segment `index` of the `count` that cover it in K order (count 1: the whole tile,
+// stored without the workspace).
+struct Segment {
+  int unit, first, end, index, count;
 };
 
-// The producer thread: after producer_setup (with nothing primed), every K block of every unit
+// The segments of one CTA, in order (see the top of the file). Stream-K runs the CTAs in groups of
+// as many as there are tile rows: member r of a group takes row r of each tile column the group's
+// range covers, so a column's row tiles walk the same K blocks at the same time and B's blocks come
+// from L2 for all but the first (without the groups, stream-K ran 1.1-2.5x the old pick's time on 48
+// shapes: each B block was read from DRAM once per row tile). Stream-K's iteration counts stay
+// below 2^62 / groups (launch refuses larger), so c * total fits in 64 bits.
+struct Segments {
+  int rows, member, group, groups, splits, k_blocks;
+  long long total, pos, stop;
+  __device__ Segments(int cta, int ctas, int tiles_m, int tiles_n, int splits_, int k_blocks_)
+      : rows(splits_ > 0 ? 1 : tiles_m), member(cta % rows), group(cta / rows), groups(ctas / rows),
+        splits(splits_), k_blocks(k_blocks_) {
+    const long long units = static_cast<long long>(tiles_n) * (splits > 0 ? tiles_m : 1);
+    total = units * k_blocks;
+    pos = splits > 0 ? group : begin(group);
+    stop = splits > 0 ? units * splits : begin(group + 1);
+  }
+  // Stream-K: the first iteration of group c, and the group whose range holds iteration i.
+  __device__ long long begin(int c) const { return static_cast<long long>(c) * total / groups; }
+  __device__ int owner(long long i) const { return static_cast<int>(((i + 1) * groups + total - 1) / total) - 1; }
+  __device__ bool next(Segment& s) {
+    if (pos >= stop) return false;
+    if (splits > 0) {
+      s.unit = static_cast<int>(pos / splits);
+      s.index = static_cast<int>(pos - static_cast<long long>(s.unit) * splits);
+      s.count = splits;
+      s.first = static_cast<int>(static_cast<long long>(s.index) * k_blocks / splits);
+      s.end = static_cast<int>(static_cast<long long>(s.index + 1) * k_blocks / splits);
+      pos += groups;
+      return true;
+    }
+    s.unit = static_cast<int>(pos / k_blocks);
+    const long long base = static_cast<long long>(s.unit) * k_blocks;
+    s.first = static_cast<int>(pos - base);
+    s.end = static_cast<int>(min(stop - base, static_cast<long long>(k_blocks)));
+    const int lo = owner(base);
+    s.index = group - lo;
+    s.count = owner(base + k_blocks - 1) - lo + 1;
+    pos = base + s.end;
+    return true;
+  }
+  // The output tile of a segment, and its counter.
+  __device__ void coords(const Segment& s, const UnitTile<1>& unit_tile, int& tm, int& tn) const {
+    if (splits > 0) {
+      unit_tile(s.unit, tm, tn);
+    } else {
+      tm = member;
+      tn = s.unit;
+    }
+  }
+  __device__ int counter(const Segment& s) const { return s.unit * rows + member; }
+  // The workspace slot of segment j of a cut tile. Split-K: one per (tile, split). Stream-K: two
+  // per CTA, for the first and the last tile of its range (the tiles between those are whole).
+  __device__ long long slot(const Segment& s, int j) const {
+    if (splits > 0) return static_cast<long long>(s.unit) * splits + j;
+    const int c = owner(static_cast<long long>(s.unit) * k_blocks) + j;
+    return (2LL * c + (begin(c) / k_blocks == s.unit ? 0 : 1)) * rows + member;
+  }
+};
+
+// The producer thread: after producer_setup (with nothing primed), every K block of every segment
 // of this CTA, each into the next stage once the consumers have freed it.
 template <Elem E, int BM, int BN>
-__device__ __forceinline__ void produce_split(std::uint64_t* empty, int cta, int ctas, int work, int splits,
-                                              int k_blocks, const UnitTile<1>& unit_tile,
+__device__ __forceinline__ void produce_split(std::uint64_t* empty, Segments segments, const UnitTile<1>& unit_tile,
                                               const LoadStage<E, BM, BN, 1>& load_stage) {
   constexpr int kStages = Tile<E, BM, BN>::kStages;
   Ring<kStages> ring;
-  for (int u = cta; u < work; u += ctas) {
-    const int tile = u / splits;
+  Segment g;
+  while (segments.next(g)) {
     int tm, tn;
-    unit_tile(tile, tm, tn);
-    const SplitRange r(u - tile * splits, splits, k_blocks);
-    for (int kb = r.first; kb < r.end; ++kb) {
+    segments.coords(g, unit_tile, tm, tn);
+    for (int kb = g.first; kb < g.end; ++kb) {
       mbar_wait(&empty[ring.stage], ring.phase ^ 1);
       load_stage(ring.stage, kb, tm, tn);
       ring.advance();
@@ -56,31 +124,29 @@ __device__ __forceinline__ void produce_split(std::uint64_t* empty, int cta, int
   }
 }
 
-// A consumer warp group's walk over this CTA's units. `t` numbers the consumer threads of the
+// A consumer warp group's walk over this CTA's segments. `t` numbers the consumer threads of the
 // CTA (0 .. 128 x consumers); each writes and reads its own accumulator registers' elements of a
 // partial slot, 16 bytes at a time, a warp's 32 lanes on 512 contiguous bytes.
 template <Elem E, int BM, int BN>
 __device__ __forceinline__ void consume_split(Ring<Tile<E, BM, BN>::kStages>& ring, float (&acc)[BN / 2],
-                                              std::uint32_t full_at, int cta, int ctas, int work, int splits,
-                                              int k_blocks, int t, const UnitTile<1>& unit_tile,
-                                              const Issue<E, BM, BN>& issue, const Release<1>& release,
-                                              const StoreTile<E, BM, BN>& store_tile, const FromAcc<E, BN>& from_acc,
-                                              float* __restrict__ slots, unsigned* __restrict__ counters) {
+                                              std::uint32_t full_at, Segments segments, int t,
+                                              const UnitTile<1>& unit_tile, const Issue<E, BM, BN>& issue,
+                                              const Release<1>& release, const StoreTile<E, BM, BN>& store_tile,
+                                              const FromAcc<E, BN>& from_acc, float* __restrict__ slots,
+                                              unsigned* __restrict__ counters) {
   constexpr int kThreads = 128 * Groups<BM, BN>::kConsumers;
   constexpr int kQuads = BN / 8;  // float4s of accumulators per thread
   static_assert(BN % 8 == 0, "the partial slot is written 16 bytes at a time");
   __shared__ int last_arrival;
-  for (int u = cta; u < work; u += ctas) {
-    const int tile = u / splits;
-    const int s = u - tile * splits;
+  Segment g;
+  while (segments.next(g)) {
     int tm, tn;
-    unit_tile(tile, tm, tn);
-    const SplitRange r(s, splits, k_blocks);
+    segments.coords(g, unit_tile, tm, tn);
     mbar_wait(full_at + 8 * ring.stage, ring.phase);
     issue(acc, ring.stage, false);
     int prev_stage = ring.stage;
     ring.advance();
-    for (int kb = r.first + 1; kb < r.end; ++kb) {
+    for (int kb = g.first + 1; kb < g.end; ++kb) {
       mbar_wait(full_at + 8 * ring.stage, ring.phase);
       issue(acc, ring.stage, true);
       wgmma_wait<1>();  // one group in flight: the previous stage is free once its group retired
@@ -92,44 +158,45 @@ __device__ __forceinline__ void consume_split(Ring<Tile<E, BM, BN>::kStages>& ri
     fence_registers(acc);
     release(prev_stage);
 
-    // This split's partial to its slot (through L2: another SM reads it), then the ticket. The
-    // fence before the barrier orders every thread's stores before thread 0's atomic.
-    float4* own = reinterpret_cast<float4*>(slots + (static_cast<std::size_t>(tile) * splits + s) * (BM * BN));
+    if (g.count > 1) {
+      // This segment's partial to its slot (through L2: another SM reads it), then the ticket. The
+      // fence before the barrier orders every thread's stores before thread 0's atomic.
+      float4* own = reinterpret_cast<float4*>(slots + segments.slot(g, g.index) * (BM * BN));
 #pragma unroll
-    for (int q = 0; q < kQuads; ++q)
-      __stcg(own + q * kThreads + t, make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
-    __threadfence();
-    named_barrier(kSplitBarrier, kThreads);
-    if (t == 0) {
-      const bool last = atomicAdd(&counters[tile], 1u) == static_cast<unsigned>(splits - 1);
-      if (last) counters[tile] = 0;  // every split has arrived: ready for the next launch
-      last_arrival = last;
-    }
-    named_barrier(kSplitBarrier, kThreads);
-    if (!last_arrival) continue;
-    __threadfence();
-    float sum[BN / 2];
-#pragma unroll
-    for (int i = 0; i < BN / 2; ++i) sum[i] = 0.0f;
-    for (int j = 0; j < splits; ++j) {
-      if (j == s) {
-#pragma unroll
-        for (int i = 0; i < BN / 2; ++i) sum[i] += acc[i];
-        continue;
+      for (int q = 0; q < kQuads; ++q)
+        __stcg(own + q * kThreads + t, make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
+      __threadfence();
+      named_barrier(kSplitBarrier, kThreads);
+      if (t == 0) {
+        const bool last = atomicAdd(&counters[segments.counter(g)], 1u) == static_cast<unsigned>(g.count - 1);
+        if (last) counters[segments.counter(g)] = 0;  // every segment has arrived: ready for the next launch
+        last_arrival = last;
       }
-      const float4* other =
-          reinterpret_cast<const float4*>(slots + (static_cast<std::size_t>(tile) * splits + j) * (BM * BN));
+      named_barrier(kSplitBarrier, kThreads);
+      if (!last_arrival) continue;
+      __threadfence();
+      float sum[BN / 2];
 #pragma unroll
-      for (int q = 0; q < kQuads; ++q) {
-        const float4 v = __ldcg(other + q * kThreads + t);
-        sum[4 * q] += v.x;
-        sum[4 * q + 1] += v.y;
-        sum[4 * q + 2] += v.z;
-        sum[4 * q + 3] += v.w;
+      for (int i = 0; i < BN / 2; ++i) sum[i] = 0.0f;
+      for (int j = 0; j < g.count; ++j) {
+        if (j == g.index) {
+#pragma unroll
+          for (int i = 0; i < BN / 2; ++i) sum[i] += acc[i];
+          continue;
+        }
+        const float4* other = reinterpret_cast<const float4*>(slots + segments.slot(g, j) * (BM * BN));
+#pragma unroll
+        for (int q = 0; q < kQuads; ++q) {
+          const float4 v = __ldcg(other + q * kThreads + t);
+          sum[4 * q] += v.x;
+          sum[4 * q + 1] += v.y;
+          sum[4 * q + 2] += v.z;
+          sum[4 * q + 3] += v.w;
+        }
       }
-    }
 #pragma unroll
-    for (int i = 0; i < BN / 2; ++i) acc[i] = sum[i];
+      for (int i = 0; i < BN / 2; ++i) acc[i] = sum[i];
+    }
     store_tile(tm, tn, true, from_acc);  // straight from the registers
   }
 }
