@@ -198,8 +198,10 @@ TEST(TileHeuristic, StreamKReplacesSplitInTwoOverTileRows) {
   struct Shape {
     int m, n, k, ctas;
   };
-  for (const Shape s : {Shape{133, 2976, 8784, 132}, Shape{243, 4128, 12096, 132}, Shape{186, 3648, 9968, 132},
-                        Shape{364, 2784, 13696, 132}, Shape{616, 1328, 7984, 130}}) {
+  // Whole splits per column: 2 row tiles x 24 columns x 2 (66 groups would fit), 2 x 33 x 2, 2 x 29 x 2,
+  // 3 x 22 x 2, 5 x 11 x 2 (26 groups would fit).
+  for (const Shape s : {Shape{133, 2976, 8784, 96}, Shape{243, 4128, 12096, 132}, Shape{186, 3648, 9968, 116},
+                        Shape{364, 2784, 13696, 132}, Shape{616, 1328, 7984, 110}}) {
     const auto t = choose_tile(false, s.m, s.n, s.k, kH100Sms);
     EXPECT_TRUE(t.tile_m == 128 && t.tile_n == 128 && t.cluster == 1 && t.splits == 1)
         << s.m << "x" << s.n << "x" << s.k << ": " << t.tile_m << "x" << t.tile_n << " k" << t.splits;

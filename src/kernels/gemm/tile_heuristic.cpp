@@ -184,8 +184,11 @@ TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split,
   }
   if (best.splits == kStreamForSplits && best.tile_m == kTileM && best.tile_n == 128 &&
       tile_count(m, 1, kTileM, 1) >= 2) {
-    const int ctas = stream_k_ctas(m, n, k, kTileM, 128, sms);
-    if (ctas > 0) best = TileChoice{kTileM, 128, 1, 1, ctas};
+    // Whole splits per column: as many groups per tile column as fit, so that every column is cut
+    // into the same equal K ranges and all groups stay in step along K.
+    const long long rows = tile_count(m, 1, kTileM, 1), columns = tile_count(1, n, 1, 128);
+    const long long per_column = stream_k_ctas(m, n, k, kTileM, 128, sms) / rows / columns;
+    if (per_column >= 2) best = TileChoice{kTileM, 128, 1, 1, static_cast<int>(per_column * columns * rows)};
   }
   return best;
 }
