@@ -9,7 +9,7 @@ namespace assay::kernels {
 // wgmma_MxN: the Hopper kernel with M x N output tiles (64 x 128: f16/bf16, one consumer); the _c2 forms run CTA pairs
 // (clusters of 2) that multicast their common B tile, the _c4 forms (f16/bf16, 128 rows, 128-256
 // wide) clusters of four row tiles; the _k<S> forms (f16/bf16) split each tile's K blocks over S CTAs (split-K),
-// the _sk forms (f16/bf16) share all tiles' K blocks evenly over one CTA per SM (stream-K).
+// the _sk forms (f16/bf16) share all tiles' K blocks evenly over the SMs (stream-K).
 inline constexpr std::array<std::string_view, 40> kGemmConfigNames = {
     "auto", "wgmma_128x256", "wgmma_128x256_c2", "wgmma_128x256_c4", "wgmma_128x208", "wgmma_128x208_c2", "wgmma_128x192",
     "wgmma_128x192_c2", "wgmma_128x192_c4", "wgmma_128x176", "wgmma_128x176_c2", "wgmma_128x128", "wgmma_128x128_c2",

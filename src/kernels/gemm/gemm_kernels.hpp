@@ -34,8 +34,8 @@ struct GemmCall {
 // "_c2": in CTA pairs; "_c4" (f16/bf16, 128 x {128,192,256}): clusters of four row tiles; 208 and 176 fp8 only,
 // 192x192 and 64x128 f16/bf16 only), "wgmma_128x{128,64}_k<S>" and "wgmma_64x128_k<S>" (f16/bf16: S
 // CTAs share each tile's K, S from 2 to 16 here; the backends are named for 2, 3, 4, 6 and 8),
-// "wgmma_128x{128,64}_sk" and "wgmma_64x128_sk" (f16/bf16 stream-K: one CTA per SM shares all tiles' K
-// blocks evenly),
+// "wgmma_128x{128,64}_sk" and "wgmma_64x128_sk" (f16/bf16 stream-K: groups of one CTA per tile row, as
+// many as fit on the SMs, share all tile columns' K blocks evenly),
 // "mma_sync" (f16/bf16), "simt" (f32, f8e4m3).
 const std::vector<std::string>& gemm_configs();
 

@@ -101,13 +101,16 @@ constexpr double kFullChipBlocks64 = 32.0;
 // The split counts that were measured, each a pinned configuration (wgmma_<tile>_k<S>) and a GPU
 // test: the heuristic picks nothing that a sweep cannot pin. 5 and 7 were never measured.
 constexpr int kSplitCounts[] = {2, 3, 4, 6, 8};
-// Stream-K (split_k.cuh) where split-K would cut 128 x 128 tiles over two or more tile rows in two:
-// every SM gets a share (split-K in two fills twice the tiles' count of them), and a column's row
-// tiles run in step on neighbouring CTAs. On 48 shapes with m 65-1015 (H200, every stream-K tile
-// pinned beside the pick), it ran 0.81-0.94 of split-K's time at all five such picks; against every other pick no constant of a cost model in K blocks
-// (the split's terms, a cut-tile term, a rate factor) did better than 0.991 of the old picks' time
-// (geomean): it won at 0.84-0.98 on 12 shapes and lost at 1.01-1.49 on most others, at short K and
-// against the paired, clustered and wide tiles (docs/kernels/hopper-gemm.md, "Stream-K").
+// Stream-K (split_k.cuh) where split-K would cut 128 x 128 tiles over two or more tile rows in two,
+// with as many groups per tile column as fit (at least the two): each column's K cut into equal
+// ranges, a column's row tiles in step on neighbouring CTAs, and every group at one of a few K
+// offsets. Fit: 48 shapes, m 65-1015, every stream-K tile pinned beside the pick (H200): against
+// the six such picks the full-chip grid ran 0.81-0.95 of split-K's time on five and 1.12 on one, and
+// against every other pick no constant of a cost model in K blocks (split-K's terms, a cut-tile term,
+// a rate factor) did better than 0.991 of the old picks' time. Held out, 18 random shapes with that
+// pick: the full-chip grid 0.86-1.11 (its extremes over three sessions), whole splits per column
+// 0.823-0.955 on 17 and 1.015 on one (one session; its seven extremes over three sessions 0.86-1.02).
+// (docs/kernels/hopper-gemm.md, "Stream-K").
 constexpr int kStreamForSplits = 2;
 
 // Whether the 64 x 128 tile pads m x n less than 128 x 64, which covers it in as many tiles of the

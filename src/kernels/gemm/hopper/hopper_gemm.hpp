@@ -9,7 +9,7 @@
 // next tile (a CTA's last tile stores 16-byte row chunks straight from the registers; the 256-wide
 // f16/bf16 tile issues its last two K blocks in two column halves and stores the first half while
 // the second runs). fp8 promotes each 128-deep K block to fp32. The 16-bit 128 x 128, 128 x 64 and
-// 64 x 128 tiles also have split-K instances (Split below; split_k.cuh).
+// 64 x 128 tiles also have split-K instances, which run stream-K too (Split below; split_k.cuh).
 //
 //   f16 / bf16:  C[m,n] = A[m,k] * B[k,n]               A, B, C row-major, C in the input type
 //   e4m3:        C[m,n] = sa * sb * A[m,k] * B[n,k]^T   B stored n x k (K-major), C bf16
