@@ -177,10 +177,10 @@ INSTANTIATE_TEST_SUITE_P(Configs, SplitConfigs,
                            return std::get<0>(info.param) + "_" + std::string(dtype_name(std::get<1>(info.param)));
                          });
 
-// Stream-K (split_k.cuh): one CTA per SM shares every tile's K blocks evenly. Shapes with fewer
-// (tile, K block) iterations than SMs (one CTA each; a tile then cut into up to 17 segments), one
-// iteration in all, ragged m, n and K tails, a single wave of tiles whose K is cut two or three
-// ways, and more tiles than CTAs (2048 x 2048: whole tiles between each CTA's two cut ones).
+// Stream-K (split_k.cuh): groups of one CTA per tile row share every tile column's K blocks evenly.
+// Shapes with fewer (column, K block) iterations than groups (one each: a column's K then cut into
+// up to 17 segments), one iteration in all, ragged m, n and K tails, columns whose K is cut two or
+// three ways, and more columns than groups (2048 x 2048: whole tiles between each CTA's two cut ones).
 class StreamConfigs : public ::testing::TestWithParam<SplitPinned> {};
 
 TEST_P(StreamConfigs, EdgeShapesMatchOracle) {

@@ -48,8 +48,8 @@ struct Segment {
 // The segments of one CTA, in order (see the top of the file). Stream-K runs the CTAs in groups of
 // as many as there are tile rows: member r of a group takes row r of each tile column the group's
 // range covers, so a column's row tiles walk the same K blocks at the same time and B's blocks come
-// from L2 for all but the first (without the groups, stream-K ran 1.1-2.5x the old pick's time on 48
-// shapes: each B block was read from DRAM once per row tile). Stream-K's iteration counts stay
+// from L2 for all but the first (without the groups, stream-K ran 1.0-2.5x the old pick's time on 47
+// of 48 shapes: each B block was read from DRAM once per row tile). Stream-K's iteration counts stay
 // below 2^62 / groups (launch refuses larger), so c * total fits in 64 bits.
 struct Segments {
   int rows, member, group, groups, splits, k_blocks;
