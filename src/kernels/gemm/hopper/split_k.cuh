@@ -1,15 +1,9 @@
 #pragma once
 // Split-K and stream-K for the 16-bit single-CTA instances (SplitK = true in hopper_gemm.cu): a CTA
-// walks segments, each a run of one output tile's K blocks, and tiles whose K is cut into several
-// segments reduce them through global memory.
-//   Split-K (splits >= 2): a unit of work is (output tile, split s), and split s of S loads and
-//   multiplies K blocks [s kb / S, (s + 1) kb / S); the CTAs take units u = cta, cta + ctas, ...
-//   Stream-K (splits == 0): the grid's CTAs, in groups of as many as there are tile rows, divide the
-//   I = tile columns x kb (column, K block) iterations evenly as one sequence, group c taking
-//   [c I / groups, (c + 1) I / groups): whole columns where its range holds them, a segment of one
-//   at either end; member r of the group computes row r of each. Every SM then gets the same work
-//   whatever the tile count (93 tiles on 132 SMs leave 30% of them idle in one wave; split-K only
-//   fits whole multiples of the tiles), at the cost of at most two partial tiles per CTA.
+// walks segments, each a run of one output tile's K blocks (k_segments.hpp: how the K loops are cut),
+// and tiles whose K is cut into several segments reduce them through global memory. Stream-K gives
+// every SM the same work whatever the tile count (93 tiles on 132 SMs leave 30% of them idle in one
+// wave; split-K only fits whole multiples of the tiles), at the cost of at most two partial tiles per CTA.
 // For shapes whose tiles fill only part of the chip with a deep K (m of a few hundred, or few
 // tiles), where one CTA's serial K loop is the whole run (docs/kernels/hopper-gemm.md, "Split-K"
 // and "Stream-K").
@@ -31,6 +25,7 @@
 #include "kernels/gemm/hopper/hopper_ptx.cuh"
 #include "kernels/gemm/hopper/producer.cuh"
 #include "kernels/gemm/hopper/schedule.cuh"
+#include "kernels/gemm/k_segments.hpp"
 
 namespace assay::kernels::hopper {
 
@@ -38,72 +33,17 @@ namespace {
 
 constexpr int kSplitBarrier = 7;  // named barrier of all consumer threads (1..3: stores, 3-4: fp8)
 
-// One tile's share of a CTA's K loop: K blocks [first, end) of `unit` (split-K: a tile; stream-K: a
-// tile column), segment `index` of the `count` that cover it in K order (count 1: the whole tile,
-// stored without the workspace).
-struct Segment {
-  int unit, first, end, index, count;
-};
-
-// The segments of one CTA, in order (see the top of the file). Stream-K runs the CTAs in groups of
-// as many as there are tile rows: member r of a group takes row r of each tile column the group's
-// range covers, so a column's row tiles walk the same K blocks at the same time and B's blocks come
-// from L2 for all but the first (without the groups, stream-K ran 1.0-2.5x the old pick's time on 47
-// of 48 shapes: each B block was read from DRAM once per row tile). Stream-K's iteration counts stay
-// below 2^62 / groups (launch refuses larger), so c * total fits in 64 bits.
-struct Segments {
-  int rows, member, group, groups, splits, k_blocks;
-  long long total, pos, stop;
-  __device__ Segments(int cta, int ctas, int tiles_m, int tiles_n, int splits_, int k_blocks_)
-      : rows(splits_ > 0 ? 1 : tiles_m), member(cta % rows), group(cta / rows), groups(ctas / rows),
-        splits(splits_), k_blocks(k_blocks_) {
-    const long long units = static_cast<long long>(tiles_n) * (splits > 0 ? tiles_m : 1);
-    total = units * k_blocks;
-    pos = splits > 0 ? group : begin(group);
-    stop = splits > 0 ? units * splits : begin(group + 1);
+// The output tile of a segment: split-K's unit is a tile of the kernel's order, stream-K's a column
+// whose row is the CTA's member of its group.
+__device__ __forceinline__ void segment_tile(const Segments& segments, const Segment& s, const UnitTile<1>& unit_tile,
+                                             int& tm, int& tn) {
+  if (segments.splits > 0) {
+    unit_tile(s.unit, tm, tn);
+  } else {
+    tm = segments.member;
+    tn = s.unit;
   }
-  // Stream-K: the first iteration of group c, and the group whose range holds iteration i.
-  __device__ long long begin(int c) const { return static_cast<long long>(c) * total / groups; }
-  __device__ int owner(long long i) const { return static_cast<int>(((i + 1) * groups + total - 1) / total) - 1; }
-  __device__ bool next(Segment& s) {
-    if (pos >= stop) return false;
-    if (splits > 0) {
-      s.unit = static_cast<int>(pos / splits);
-      s.index = static_cast<int>(pos - static_cast<long long>(s.unit) * splits);
-      s.count = splits;
-      s.first = static_cast<int>(static_cast<long long>(s.index) * k_blocks / splits);
-      s.end = static_cast<int>(static_cast<long long>(s.index + 1) * k_blocks / splits);
-      pos += groups;
-      return true;
-    }
-    s.unit = static_cast<int>(pos / k_blocks);
-    const long long base = static_cast<long long>(s.unit) * k_blocks;
-    s.first = static_cast<int>(pos - base);
-    s.end = static_cast<int>(min(stop - base, static_cast<long long>(k_blocks)));
-    const int lo = owner(base);
-    s.index = group - lo;
-    s.count = owner(base + k_blocks - 1) - lo + 1;
-    pos = base + s.end;
-    return true;
-  }
-  // The output tile of a segment, and its counter.
-  __device__ void coords(const Segment& s, const UnitTile<1>& unit_tile, int& tm, int& tn) const {
-    if (splits > 0) {
-      unit_tile(s.unit, tm, tn);
-    } else {
-      tm = member;
-      tn = s.unit;
-    }
-  }
-  __device__ int counter(const Segment& s) const { return s.unit * rows + member; }
-  // The workspace slot of segment j of a cut tile. Split-K: one per (tile, split). Stream-K: two
-  // per CTA, for the first and the last tile of its range (the tiles between those are whole).
-  __device__ long long slot(const Segment& s, int j) const {
-    if (splits > 0) return static_cast<long long>(s.unit) * splits + j;
-    const int c = owner(static_cast<long long>(s.unit) * k_blocks) + j;
-    return (2LL * c + (begin(c) / k_blocks == s.unit ? 0 : 1)) * rows + member;
-  }
-};
+}
 
 // The producer thread: after producer_setup (with nothing primed), every K block of every segment
 // of this CTA, each into the next stage once the consumers have freed it.
@@ -115,7 +55,7 @@ __device__ __forceinline__ void produce_split(std::uint64_t* empty, Segments seg
   Segment g;
   while (segments.next(g)) {
     int tm, tn;
-    segments.coords(g, unit_tile, tm, tn);
+    segment_tile(segments, g, unit_tile, tm, tn);
     for (int kb = g.first; kb < g.end; ++kb) {
       mbar_wait(&empty[ring.stage], ring.phase ^ 1);
       load_stage(ring.stage, kb, tm, tn);
@@ -141,7 +81,7 @@ __device__ __forceinline__ void consume_split(Ring<Tile<E, BM, BN>::kStages>& ri
   Segment g;
   while (segments.next(g)) {
     int tm, tn;
-    segments.coords(g, unit_tile, tm, tn);
+    segment_tile(segments, g, unit_tile, tm, tn);
     mbar_wait(full_at + 8 * ring.stage, ring.phase);
     issue(acc, ring.stage, false);
     int prev_stage = ring.stage;

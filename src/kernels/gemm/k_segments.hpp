@@ -1,0 +1,80 @@
+#pragma once
+// How split-K and stream-K cut the Hopper GEMM's K loops into segments (split_k.cuh runs them),
+// free of CUDA so that the CPU tests check the partition: every (tile, K block) covered exactly once,
+// each cut tile's segments in K order with one workspace slot each.
+//   Split-K (splits >= 2): a unit of work is (output tile, split s), split s of S taking K blocks
+//   [s kb / S, (s + 1) kb / S); the CTAs take units u = cta, cta + ctas, ...
+//   Stream-K (splits == 0): the CTAs run in groups of as many as there are tile rows; the groups
+//   divide the I = tile columns x kb (column, K block) iterations evenly as one sequence, group c
+//   taking [c I / groups, (c + 1) I / groups): whole columns where its range holds them, a segment
+//   of one at either end; member r of the group computes row r of each. A column's row tiles then
+//   walk the same K blocks at the same time, and B's blocks come from L2 for all but the first
+//   (without the groups, stream-K ran 1.0-2.5x the old pick's time on 47 of 48 shapes: each B block
+//   was read from DRAM once per row tile; docs/kernels/hopper-gemm.md, "Stream-K").
+#if defined(__CUDACC__)
+#define ASSAY_SEGMENTS_HD __host__ __device__
+#else
+#define ASSAY_SEGMENTS_HD
+#endif
+
+namespace assay::kernels::hopper {
+
+// One tile's share of a CTA's K loop: K blocks [first, end) of `unit` (split-K: a tile; stream-K: a
+// tile column), segment `index` of the `count` that cover it in K order (count 1: the whole tile,
+// stored without the workspace).
+struct Segment {
+  int unit, first, end, index, count;
+};
+
+// The segments of CTA `cta` of `ctas`, in order. Stream-K's iteration counts stay below 2^62 /
+// groups (launch refuses larger), so c * total fits in 64 bits.
+struct Segments {
+  int rows, member, group, groups, splits, k_blocks;
+  long long total, pos, stop;
+  ASSAY_SEGMENTS_HD Segments(int cta, int ctas, int tiles_m, int tiles_n, int splits_, int k_blocks_)
+      : rows(splits_ > 0 ? 1 : tiles_m), member(cta % rows), group(cta / rows), groups(ctas / rows),
+        splits(splits_), k_blocks(k_blocks_) {
+    const long long units = static_cast<long long>(tiles_n) * (splits > 0 ? tiles_m : 1);
+    total = units * k_blocks;
+    pos = splits > 0 ? group : begin(group);
+    stop = splits > 0 ? units * splits : begin(group + 1);
+  }
+  // Stream-K: the first iteration of group c, and the group whose range holds iteration i.
+  ASSAY_SEGMENTS_HD long long begin(int c) const { return static_cast<long long>(c) * total / groups; }
+  ASSAY_SEGMENTS_HD int owner(long long i) const {
+    return static_cast<int>(((i + 1) * groups + total - 1) / total) - 1;
+  }
+  ASSAY_SEGMENTS_HD bool next(Segment& s) {
+    if (pos >= stop) return false;
+    if (splits > 0) {
+      s.unit = static_cast<int>(pos / splits);
+      s.index = static_cast<int>(pos - static_cast<long long>(s.unit) * splits);
+      s.count = splits;
+      s.first = static_cast<int>(static_cast<long long>(s.index) * k_blocks / splits);
+      s.end = static_cast<int>(static_cast<long long>(s.index + 1) * k_blocks / splits);
+      pos += groups;
+      return true;
+    }
+    s.unit = static_cast<int>(pos / k_blocks);
+    const long long base = static_cast<long long>(s.unit) * k_blocks;
+    const long long left = stop - base;
+    s.first = static_cast<int>(pos - base);
+    s.end = static_cast<int>(left < k_blocks ? left : k_blocks);
+    const int lo = owner(base);
+    s.index = group - lo;
+    s.count = owner(base + k_blocks - 1) - lo + 1;
+    pos = base + s.end;
+    return true;
+  }
+  // The tile's counter (stream-K: tiles numbered column-major, a column's rows together).
+  ASSAY_SEGMENTS_HD int counter(const Segment& s) const { return s.unit * rows + member; }
+  // The workspace slot of segment j of a cut tile. Split-K: one per (tile, split). Stream-K: two
+  // per CTA, for the first and the last tile of its range (the tiles between those are whole).
+  ASSAY_SEGMENTS_HD long long slot(const Segment& s, int j) const {
+    if (splits > 0) return static_cast<long long>(s.unit) * splits + j;
+    const int c = owner(static_cast<long long>(s.unit) * k_blocks) + j;
+    return (2LL * c + (begin(c) / k_blocks == s.unit ? 0 : 1)) * rows + member;
+  }
+};
+
+}  // namespace assay::kernels::hopper

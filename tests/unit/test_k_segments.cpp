@@ -1,0 +1,126 @@
+// The Hopper GEMM's split-K and stream-K partitions (kernels/gemm/k_segments.hpp), checked on the host
+// over many grids: every (tile, K block) computed exactly once, each cut tile's segments contiguous
+// in K order with one workspace slot each, and the reducer's view of the other segments' slots equal
+// to the slots those segments write.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kernels/gemm/k_segments.hpp"
+
+namespace {
+
+using assay::kernels::hopper::Segment;
+using assay::kernels::hopper::Segments;
+
+struct Seen {
+  int first, end, count;
+  long long slot;
+};
+
+// Walks every CTA of a launch and checks the partition; `slots_limit` bounds the slot indices.
+void check_partition(int tiles_m, int tiles_n, int k_blocks, int splits, int ctas, long long slots_limit) {
+  const std::string where = "tiles " + std::to_string(tiles_m) + "x" + std::to_string(tiles_n) + " kb " +
+                            std::to_string(k_blocks) + " splits " + std::to_string(splits) + " ctas " +
+                            std::to_string(ctas);
+  std::vector<int> covered(static_cast<std::size_t>(tiles_m) * tiles_n * k_blocks, 0);
+  std::map<std::pair<int, int>, Seen> segments;  // (tile counter, index) -> what the segment wrote
+  std::set<long long> slots;
+  std::vector<std::tuple<Segments, Segment, int>> cut;  // to check the reducer's view afterwards
+  for (int cta = 0; cta < ctas; ++cta) {
+    Segments walk(cta, ctas, tiles_m, tiles_n, splits, k_blocks);
+    const Segments at_start = walk;
+    Segment g;
+    int taken = 0;
+    while (walk.next(g)) {
+      ++taken;
+      ASSERT_TRUE(g.first >= 0 && g.first < g.end && g.end <= k_blocks) << where << " cta " << cta;
+      ASSERT_TRUE(g.index >= 0 && g.index < g.count) << where << " cta " << cta;
+      const int tile = at_start.counter(g);
+      ASSERT_TRUE(tile >= 0 && tile < tiles_m * tiles_n) << where;
+      for (int kb = g.first; kb < g.end; ++kb) ++covered[static_cast<std::size_t>(tile) * k_blocks + kb];
+      // A whole tile is one segment; a cut tile writes one slot.
+      EXPECT_EQ(g.count == 1, g.first == 0 && g.end == k_blocks) << where << " cta " << cta;
+      long long slot = -1;
+      if (g.count > 1) {
+        slot = at_start.slot(g, g.index);
+        EXPECT_TRUE(slot >= 0 && slot < slots_limit) << where << " slot " << slot;
+        EXPECT_TRUE(slots.insert(slot).second) << where << " slot " << slot << " written twice";
+        cut.emplace_back(at_start, g, tile);
+      }
+      EXPECT_TRUE(segments.emplace(std::pair{tile, g.index}, Seen{g.first, g.end, g.count, slot}).second)
+          << where << " tile " << tile << " segment " << g.index << " twice";
+    }
+    // Stream-K: every CTA has work (the grid is at most one group per iteration).
+    if (splits == 0) EXPECT_GT(taken, 0) << where << " cta " << cta;
+  }
+  for (std::size_t i = 0; i < covered.size(); ++i) ASSERT_EQ(covered[i], 1) << where << " iteration " << i;
+  // Each tile's segments: indices 0 .. count-1, contiguous in K from 0 to kb, one count.
+  for (int tile = 0; tile < tiles_m * tiles_n; ++tile) {
+    const auto first = segments.find({tile, 0});
+    ASSERT_NE(first, segments.end()) << where << " tile " << tile;
+    int at = 0;
+    for (int j = 0; j < first->second.count; ++j) {
+      const auto s = segments.find({tile, j});
+      ASSERT_NE(s, segments.end()) << where << " tile " << tile << " segment " << j;
+      EXPECT_EQ(s->second.first, at) << where << " tile " << tile << " segment " << j;
+      EXPECT_EQ(s->second.count, first->second.count) << where << " tile " << tile;
+      at = s->second.end;
+    }
+    EXPECT_EQ(at, k_blocks) << where << " tile " << tile;
+  }
+  // The reducer (whichever segment arrives last) reads segment j's slot where segment j wrote it.
+  for (const auto& [walk, g, tile] : cut)
+    for (int j = 0; j < g.count; ++j) EXPECT_EQ(walk.slot(g, j), segments.at({tile, j}).slot) << where << " tile " << tile;
+}
+
+TEST(KSegments, SplitKCoversEveryBlockOnceInOrder) {
+  for (const int splits : {2, 3, 4, 6, 8, 16})
+    for (const auto& [tm, tn, kb] : {std::tuple{1, 1, 16}, std::tuple{2, 3, 17}, std::tuple{5, 7, 100}, std::tuple{16, 16, 16}})
+      for (const int ctas : {1, 7, tm * tn * splits, 132})
+        check_partition(tm, tn, kb, splits, ctas, static_cast<long long>(tm) * tn * splits);
+}
+
+TEST(KSegments, StreamKCoversEveryBlockOnceInOrder) {
+  std::mt19937 rng(20261128);
+  for (int trial = 0; trial < 400; ++trial) {
+    const int rows = std::uniform_int_distribution<int>(1, 8)(rng);
+    const int columns = std::uniform_int_distribution<int>(1, 60)(rng);
+    const int kb = std::uniform_int_distribution<int>(1, 300)(rng);
+    const long long iterations = static_cast<long long>(columns) * kb;
+    const int most = static_cast<int>(std::min<long long>(132 / rows, iterations));
+    // The full chip, whole splits per column (the heuristic's grid) where they fit, and a random count.
+    std::vector<int> groups = {most, std::uniform_int_distribution<int>(1, most)(rng)};
+    if (most / columns >= 1) groups.push_back(most / columns * columns);
+    for (const int g : groups) check_partition(rows, columns, kb, 0, g * rows, 2LL * g * rows);
+  }
+  // Edge grids: one group, one iteration; a group per iteration; a column cut into 17.
+  check_partition(1, 1, 1, 0, 1, 2);
+  check_partition(3, 2, 5, 0, 30, 60);
+  check_partition(2, 3, 17, 0, 102, 204);
+}
+
+// Whole splits per column: every column cut into the same equal K ranges, so that the groups sit at
+// a few K offsets (the heuristic's grid; docs/kernels/hopper-gemm.md, "Stream-K").
+TEST(KSegments, WholeSplitsPerColumnCutEveryColumnAlike) {
+  const int rows = 3, columns = 17, kb = 105, per_column = 2;
+  const int ctas = per_column * columns * rows;
+  std::set<std::pair<int, int>> ranges;
+  for (int cta = 0; cta < ctas; ++cta) {
+    Segments walk(cta, ctas, rows, columns, 0, kb);
+    Segment g;
+    while (walk.next(g)) {
+      EXPECT_EQ(g.count, per_column);
+      ranges.insert({g.first, g.end});
+    }
+  }
+  EXPECT_EQ(ranges, (std::set<std::pair<int, int>>{{0, 52}, {52, 105}}));
+}
+
+}  // namespace
