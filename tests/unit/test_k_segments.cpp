@@ -95,7 +95,7 @@ TEST(KSegments, StreamKCoversEveryBlockOnceInOrder) {
     const int kb = std::uniform_int_distribution<int>(1, 300)(rng);
     const long long iterations = static_cast<long long>(columns) * kb;
     const int most = static_cast<int>(std::min<long long>(132 / rows, iterations));
-    // The full chip, whole splits per column (the heuristic's grid) where they fit, and a random count.
+    // The full chip, whole splits per column where they fit (the heuristic takes two), and a random count.
     std::vector<int> groups = {most, std::uniform_int_distribution<int>(1, most)(rng)};
     if (most / columns >= 1) groups.push_back(most / columns * columns);
     for (const int g : groups) check_partition(rows, columns, kb, 0, g * rows, 2LL * g * rows);

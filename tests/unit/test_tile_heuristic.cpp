@@ -198,8 +198,8 @@ TEST(TileHeuristic, StreamKReplacesSplitInTwoOverTileRows) {
   struct Shape {
     int m, n, k, ctas;
   };
-  // Whole splits per column: 2 row tiles x 24 columns x 2 (66 groups would fit), 2 x 33 x 2, 2 x 29 x 2,
-  // 3 x 22 x 2, 5 x 11 x 2 (26 groups would fit).
+  // Split-K in two's grid, two groups a column: 2 row tiles x 24 columns x 2, 2 x 33 x 2, 2 x 29 x 2,
+  // 3 x 22 x 2, 5 x 11 x 2.
   for (const Shape s : {Shape{133, 2976, 8784, 96}, Shape{243, 4128, 12096, 132}, Shape{186, 3648, 9968, 116},
                         Shape{364, 2784, 13696, 132}, Shape{616, 1328, 7984, 110}}) {
     const auto t = choose_tile(false, s.m, s.n, s.k, kH100Sms);

@@ -102,14 +102,16 @@ constexpr double kFullChipBlocks64 = 32.0;
 // test: the heuristic picks nothing that a sweep cannot pin. 5 and 7 were never measured.
 constexpr int kSplitCounts[] = {2, 3, 4, 6, 8};
 // Stream-K (split_k.cuh) where split-K would cut 128 x 128 tiles over two or more tile rows in two,
-// with as many groups per tile column as fit (at least the two): each column's K cut into equal
-// ranges, a column's row tiles in step on neighbouring CTAs, and every group at one of a few K
-// offsets. Fit: 48 shapes, m 65-1015, every stream-K tile pinned beside the pick (H200): against
+// with two groups per tile column: split-K in two in stream-K's order, a column's row tiles in step
+// on neighbouring CTAs (split-K's own order puts a tile's two halves there, which share nothing).
+// Fit: 48 shapes, m 65-1015, every stream-K tile pinned beside the pick (H200): against
 // the six such picks the full-chip grid ran 0.81-0.95 of split-K's time on five and 1.12 on one, and
 // against every other pick no constant of a cost model in K blocks (split-K's terms, a cut-tile term,
 // a rate factor) did better than 0.991 of the old picks' time. Held out, 18 random shapes with that
-// pick: the full-chip grid 0.86-1.11 (its extremes over three sessions), whole splits per column
-// 0.823-0.955 on 17 and 1.015 on one (one session; its seven extremes over three sessions 0.86-1.02).
+// pick: the full-chip grid 0.86-1.11 (its extremes over three sessions, lost where a column got 2.4-2.6
+// groups), two groups per column 0.823-0.955 on 17 and 1.015 on one (one session; its seven extremes
+// over three sessions 0.86-1.02). (More groups per column than two were never measured: the grid
+// that gave "as many as fit", tried on 20000 random shapes, always gave two where this rule applies.)
 // (docs/kernels/hopper-gemm.md, "Stream-K").
 constexpr int kStreamForSplits = 2;
 
@@ -185,14 +187,11 @@ TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split,
       }
     }
   }
+  // Split-K's own grid (two CTAs a tile, which fit on the SMs) in stream-K's groups: two groups a
+  // tile column, each column's K cut in the same two halves.
   if (best.splits == kStreamForSplits && best.tile_m == kTileM && best.tile_n == 128 &&
-      tile_count(m, 1, kTileM, 1) >= 2) {
-    // Whole splits per column: as many groups per tile column as fit, so that every column is cut
-    // into the same equal K ranges and all groups stay in step along K.
-    const long long rows = tile_count(m, 1, kTileM, 1), columns = tile_count(1, n, 1, 128);
-    const long long per_column = stream_k_ctas(m, n, k, kTileM, 128, sms) / rows / columns;
-    if (per_column >= 2) best = TileChoice{kTileM, 128, 1, 1, static_cast<int>(per_column * columns * rows)};
-  }
+      tile_count(m, 1, kTileM, 1) >= 2)
+    best = TileChoice{kTileM, 128, 1, 1, static_cast<int>(kStreamForSplits * tile_count(m, n, kTileM, 128))};
   return best;
 }
 
