@@ -78,6 +78,23 @@ bool allocate_split_workspace(GemmPlan& p, const GemmCall& call) {
   return true;
 }
 
+// The shape heuristic's Hopper plan on the current device (allow_split = false: without split-K and
+// stream-K, for when their workspace cannot be had).
+GemmPlan heuristic_plan(const GemmCall& call, bool allow_split) {
+  const int device = current_device();
+  const hopper::TileChoice t = hopper::choose_tile(call.dtype == GemmDtype::f8e4m3, call.m, call.n, call.k,
+                                                   hopper::device_facts(device).sms, allow_split,
+                                                   hopper::cluster4_ctas(device));
+  GemmPlan p;
+  p.kernel = GemmKernel::hopper;
+  p.tile_m = t.tile_m;
+  p.tile_n = t.tile_n;
+  p.cluster = t.cluster;
+  p.splits = t.splits;
+  p.stream_ctas = t.stream_ctas;
+  return p;
+}
+
 GemmPlan choose(const GemmCall& call, std::string_view config) {
   GemmPlan c;
   if (call.m < 1 || call.n < 1 || call.k < 1) {
@@ -86,19 +103,8 @@ GemmPlan choose(const GemmCall& call, std::string_view config) {
   }
   const bool tensor16 = call.dtype == GemmDtype::f16 || call.dtype == GemmDtype::bf16;
   if (config == "auto") {
-    if (call.dtype != GemmDtype::f32 && hopper_refusal(call).empty()) {
-      c.kernel = GemmKernel::hopper;
-      const hopper::TileChoice t =
-          hopper::choose_tile(call.dtype == GemmDtype::f8e4m3, call.m, call.n, call.k, current_facts().sms,
-                              /*allow_split=*/true, hopper::cluster4_ctas(current_device()));
-      c.tile_m = t.tile_m;
-      c.tile_n = t.tile_n;
-      c.cluster = t.cluster;
-      c.splits = t.splits;
-      c.stream_ctas = t.stream_ctas;
-    } else {
-      c.kernel = tensor16 ? GemmKernel::mma_sync : GemmKernel::simt;
-    }
+    if (call.dtype != GemmDtype::f32 && hopper_refusal(call).empty()) return heuristic_plan(call, /*allow_split=*/true);
+    c.kernel = tensor16 ? GemmKernel::mma_sync : GemmKernel::simt;
     return c;
   }
   for (const hopper::TileShape t : hopper::kTileShapes) {
@@ -118,12 +124,14 @@ GemmPlan choose(const GemmCall& call, std::string_view config) {
       c.splits = splits;
     }
     if (stream && c.unavailable.empty()) {
-      const int ctas = hopper::stream_k_ctas(call.m, call.n, call.k, t.m, t.n, current_facts().sms);
+      const int sms = current_facts().sms;
+      const int ctas = hopper::stream_k_ctas(call.m, call.n, call.k, t.m, t.n, sms);
       if (!hopper::builds_split(hopper_elem(call.dtype), t.m, t.n))
         c.unavailable = "stream-K is built for f16/bf16 128x128, 128x64 and 64x128 tiles";
       else if (ctas == 0)
-        c.unavailable = "stream-K runs a CTA per tile row at once: " + std::to_string((call.m + t.m - 1) / t.m) +
-                        " tile rows exceed the " + std::to_string(current_facts().sms) + " SMs";
+        c.unavailable = "stream-K runs a CTA per tile row at once: " +
+                        std::to_string(hopper::tile_count(call.m, 1, t.m, 1)) + " tile rows exceed the " +
+                        std::to_string(sms) + " SMs";
       else c.stream_ctas = ctas;
     }
     if (c.unavailable.empty() && !hopper::builds(hopper_elem(call.dtype), t.m, t.n))
@@ -163,15 +171,7 @@ GemmPlan plan_gemm(const GemmCall& call, std::string_view config) {
   GemmPlan p = choose(call, config);
   if (p.kernel == GemmKernel::hopper && (p.splits > 1 || p.stream_ctas > 0) && !allocate_split_workspace(p, call)) {
     if (config == "auto") {
-      // The unsplit choice runs everything, only slower.
-      const hopper::TileChoice t = hopper::choose_tile(call.dtype == GemmDtype::f8e4m3, call.m, call.n, call.k,
-                                                       current_facts().sms, /*allow_split=*/false,
-                                                       hopper::cluster4_ctas(current_device()));
-      p = GemmPlan{};
-      p.kernel = GemmKernel::hopper;
-      p.tile_m = t.tile_m;
-      p.tile_n = t.tile_n;
-      p.cluster = t.cluster;
+      p = heuristic_plan(call, /*allow_split=*/false);  // the unsplit choice runs everything, only slower
     } else {
       p.kernel = GemmKernel::none;
       p.unavailable = std::string(p.stream_ctas > 0 ? "stream-K" : "split-K") + "'s workspace (" +

@@ -58,10 +58,14 @@ constexpr long long tile_count(long long m, long long n, int tile_m, int tile_n)
 // Stream-K's grid (split_k.cuh): groups of as many CTAs as the tile rows, as many groups as fit on
 // `sms` SMs but no more than the (tile column, 64-deep K block) iterations; 0 where one group does not
 // fit (more tile rows than SMs).
+// Stream-K's iterations: (tile column, 64-deep K block) pairs, which the groups share.
+constexpr long long stream_k_iterations(long long n, long long k, int tile_n) {
+  return (n + tile_n - 1) / tile_n * ((k + 63) / 64);
+}
 constexpr int stream_k_ctas(long long m, long long n, long long k, int tile_m, int tile_n, int sms) {
   const long long rows = (m + tile_m - 1) / tile_m;
   if (rows < 1 || rows > sms) return 0;
-  const long long iterations = (n + tile_n - 1) / tile_n * ((k + 63) / 64);
+  const long long iterations = stream_k_iterations(n, k, tile_n);
   const long long groups = sms / rows < iterations ? sms / rows : iterations;
   return static_cast<int>(groups * rows);
 }

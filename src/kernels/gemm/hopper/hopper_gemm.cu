@@ -378,25 +378,23 @@ std::size_t split_counter_bytes(int tile_m, int tile_n, int m, int n) {
 cudaError_t launch(Elem e, int tile_m, int tile_n, int cluster, int m, int n, int k, const void* a, const void* b, void* c,
                    const float* scale_a, const float* scale_b, cudaStream_t stream, const Split& split) {
   if (!eligible(e, m, n, k, a, b, c)) return cudaErrorInvalidValue;
-  if (split.stream_ctas > 0) {
-    // Whole groups of one CTA per tile row, each with at least one iteration, and c x iterations in
-    // 64 bits (split_k.cuh).
-    const long long rows = (static_cast<long long>(m) + tile_m - 1) / tile_m;
-    const long long iterations = (static_cast<long long>(n) + tile_n - 1) / tile_n * ((static_cast<long long>(k) + 63) / 64);
-    const long long groups = split.stream_ctas / rows;
-    if (cluster != 1 || !builds_split(e, tile_m, tile_n) || split.stream_ctas % rows != 0 || groups > iterations ||
-        iterations > (1LL << 62) / split.stream_ctas || split.counters == nullptr || split.slots == nullptr ||
-        split.bytes < stream_workspace_bytes(tile_m, tile_n, m, n, split.stream_ctas))
-      return cudaErrorInvalidValue;
-    return e == Elem::f16 ? launch_split<Elem::f16>(tile_m, tile_n, m, n, k, a, b, c, stream, split)
-                          : launch_split<Elem::bf16>(tile_m, tile_n, m, n, k, a, b, c, stream, split);
-  }
-  if (split.splits > 1) {
+  if (split.stream_ctas > 0 || split.splits > 1) {
     // The workspace holds the counters (zero between launches) and then the partial slots.
-    if (cluster != 1 || !builds_split(e, tile_m, tile_n) || split.splits > (static_cast<long long>(k) + 63) / 64 ||
-        split.counters == nullptr ||
-        split.slots == nullptr || split.bytes < split_workspace_bytes(tile_m, tile_n, m, n, split.splits))
+    if (cluster != 1 || !builds_split(e, tile_m, tile_n) || split.counters == nullptr || split.slots == nullptr)
       return cudaErrorInvalidValue;
+    if (split.stream_ctas > 0) {
+      // Whole groups of one CTA per tile row, each with at least one iteration, and c x iterations
+      // in 64 bits (k_segments.hpp).
+      const long long rows = tile_count(m, 1, tile_m, 1);
+      const long long iterations = stream_k_iterations(n, k, tile_n);
+      if (split.stream_ctas % rows != 0 || split.stream_ctas / rows > iterations ||
+          iterations > (1LL << 62) / split.stream_ctas ||
+          split.bytes < stream_workspace_bytes(tile_m, tile_n, m, n, split.stream_ctas))
+        return cudaErrorInvalidValue;
+    } else if (split.splits > (static_cast<long long>(k) + 63) / 64 ||
+               split.bytes < split_workspace_bytes(tile_m, tile_n, m, n, split.splits)) {
+      return cudaErrorInvalidValue;
+    }
     return e == Elem::f16 ? launch_split<Elem::f16>(tile_m, tile_n, m, n, k, a, b, c, stream, split)
                           : launch_split<Elem::bf16>(tile_m, tile_n, m, n, k, a, b, c, stream, split);
   }
