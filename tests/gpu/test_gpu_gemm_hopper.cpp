@@ -3,6 +3,7 @@
 // n and k rounded up to multiples of 16, at most 4992 (the Hopper kernel on sm_90, edge tiles
 // in m, n and k), and every pinned configuration on shapes chosen for edge and persistence cases.
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <utility>
 #include <string>
@@ -14,6 +15,7 @@
 #include "kernels/gemm/gemm_kernels.hpp"
 #include "kernels/gemm/hopper/hopper_gemm.hpp"
 #include "kernels/gemm/hopper/tensor_maps.hpp"
+#include "kernels/gemm/k_segments.hpp"
 #include "verify/tolerance.hpp"
 #include "workloads/gemm.hpp"
 
@@ -156,11 +158,17 @@ TEST_P(SplitConfigs, EdgeShapesMatchOracle) {
   const auto& [config, dtype] = GetParam();
   if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
   const int splits = std::stoi(config.substr(config.rfind("_k") + 2));
+  // Lines along rows or columns by the rule (k_segments.hpp): both occur among these for each tile
+  // (64 x 128 runs along rows only where n is a few columns: 640 x 8).
+  const int tile_m = std::stoi(config.substr(6)), tile_n = std::stoi(config.substr(config.find('x') + 1));
   const int shapes[][3] = {{129, 264, 1040}, {1, 8, 64 * splits}, {300, 520, 4112}, {2048, 2048, 1024},
-                           {640, 1000, 4104}, {200, 776, 8000}, {37, 1160, 6152}};
+                           {640, 1000, 4104}, {200, 776, 8000}, {37, 1160, 6152}, {1000, 640, 4104},
+                           {776, 200, 8000}, {2049, 136, 3000}, {640, 8, 4104}};
   for (const auto& s : shapes) {
     const std::string variant = check_shape("assay@" + config, dtype, s[0], s[1], s[2], 310, 0);
-    EXPECT_NE(variant.find("_k" + std::to_string(splits) + "_"), std::string::npos) << variant;
+    const bool by_row = kernels::hopper::split_lines_by_row(s[0], s[1], tile_m, tile_n);
+    EXPECT_NE(variant.find("_k" + std::to_string(splits) + (by_row ? "r_" : "_")), std::string::npos)
+        << variant;
   }
   // Fewer 64-deep K blocks than splits: skipped with the reason.
   EXPECT_THROW(check_shape("assay@" + config, dtype, 64, 64, 64 * (splits - 1), 310, 0), SkipError);
@@ -226,6 +234,33 @@ TEST(SplitConfigs, RepeatedLaunchesGiveTheSameBits) {
   }
 }
 
+// ASSAY_SPLIT_ORDER pins split-K's lines (for `assay ab` of the rule): both orders give the right
+// result at a shape of each kind, and an unknown value makes the plan unavailable, naming it.
+TEST(SplitConfigs, OrderPinnedByTheEnvironment) {
+  ASSAY_REQUIRE_GPU();
+  if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
+  struct Restore {
+    ~Restore() { unsetenv("ASSAY_SPLIT_ORDER"); }
+  } restore;
+  for (const char* order : {"row", "column"}) {
+    ASSERT_EQ(setenv("ASSAY_SPLIT_ORDER", order, 1), 0);
+    for (const auto& [m, n] : {std::pair{296, 1000}, std::pair{1000, 296}}) {
+      const std::string variant = check_shape("assay@wgmma_128x64_k3", DType::bf16, m, n, 4104, 312, 0);
+      EXPECT_NE(variant.find(std::string(order) == "row" ? "_k3r_" : "_k3_"), std::string::npos) << order << " " << variant;
+    }
+  }
+  ASSERT_EQ(setenv("ASSAY_SPLIT_ORDER", "diagonal", 1), 0);
+  kernels::GemmCall call;
+  call.dtype = kernels::GemmDtype::f16;
+  call.m = 300;
+  call.n = 1000;
+  call.k = 4104;
+  call.a = call.b = call.c = reinterpret_cast<void*>(256);
+  const kernels::GemmPlan plan = kernels::plan_gemm(call, "wgmma_128x64_k3");
+  EXPECT_TRUE(plan.name.empty()) << plan.name;
+  EXPECT_NE(plan.unavailable.find("ASSAY_SPLIT_ORDER='diagonal'"), std::string::npos) << plan.unavailable;
+}
+
 TEST(SplitConfigs, Fp8AndOtherTilesAreSkippedWithTheReason) {
   ASSAY_REQUIRE_GPU();
   if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
@@ -285,8 +320,8 @@ TEST(HopperPlacement, DimensionsNearIntMaxAreRefused) {
 }
 
 // The heuristic splits a few tiles over a deep K (a quarter of the SMs' worth of 128 x 64 tiles),
-// the mlp's second layer (16 tiles of 64 x 128) on the 64-row tile, and runs stream-K where it would
-// split 128 x 128 tiles over two tile rows in two.
+// the mlp's second layer (16 tiles of 64 x 128) on the 64-row tile, and 128 x 128 tiles over two tile
+// rows in two.
 TEST(SplitConfigs, AutoSplitsFewTilesOverDeepK) {
   ASSAY_REQUIRE_GPU();
   if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
@@ -295,9 +330,12 @@ TEST(SplitConfigs, AutoSplitsFewTilesOverDeepK) {
   const std::string decoder = check_shape("assay", DType::f16, 64, 2048, 8192, 321, 8);
   EXPECT_NE(decoder.find("64x128x64"), std::string::npos) << decoder;
   EXPECT_NE(decoder.find("_k4"), std::string::npos) << decoder;
-  // Split-K in two of 128 x 128 tiles over two tile rows: stream-K instead.
-  const std::string stream = check_shape("assay", DType::bf16, 243, 4128, 12096, 323, 8);
-  EXPECT_NE(stream.find("128x128x64_s6_sk"), std::string::npos) << stream;
+  // Split-K in two of 128 x 128 tiles over two tile rows (stream-K's old pick: docs/kernels/hopper-gemm.md,
+  // "Split-K's order"), lines along columns (B is read more); 128 x 64 tiles of a tall m, along rows.
+  const std::string two = check_shape("assay", DType::bf16, 243, 4128, 12096, 323, 8);
+  EXPECT_NE(two.find("128x128x64_s6_k2_"), std::string::npos) << two;
+  const std::string rows = check_shape("assay", DType::f16, 638, 256, 5504, 324, 8);
+  EXPECT_NE(rows.find("r_"), std::string::npos) << rows;
 }
 
 // Over two or four row tiles the heuristic pairs the 128-row tile (B multicast to both), and the

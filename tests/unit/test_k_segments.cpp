@@ -25,16 +25,18 @@ struct Seen {
 };
 
 // Walks every CTA of a launch and checks the partition; `slots_limit` bounds the slot indices.
-void check_partition(int tiles_m, int tiles_n, int k_blocks, int splits, int ctas, long long slots_limit) {
+void check_partition(int tiles_m, int tiles_n, int k_blocks, int splits, int ctas, long long slots_limit,
+                     bool by_row = false) {
   const std::string where = "tiles " + std::to_string(tiles_m) + "x" + std::to_string(tiles_n) + " kb " +
                             std::to_string(k_blocks) + " splits " + std::to_string(splits) + " ctas " +
-                            std::to_string(ctas);
+                            std::to_string(ctas) + (by_row ? " by row" : "");
+  std::map<int, std::pair<int, int>> coords;  // tile counter -> its (row, column) of the output
   std::vector<int> covered(static_cast<std::size_t>(tiles_m) * tiles_n * k_blocks, 0);
   std::map<std::pair<int, int>, Seen> segments;  // (tile counter, index) -> what the segment wrote
   std::set<long long> slots;
   std::vector<std::tuple<Segments, Segment, int>> cut;  // to check the reducer's view afterwards
   for (int cta = 0; cta < ctas; ++cta) {
-    Segments walk(cta, ctas, tiles_m, tiles_n, splits, k_blocks);
+    Segments walk(cta, ctas, tiles_m, tiles_n, splits, k_blocks, by_row);
     const Segments at_start = walk;
     Segment g;
     int taken = 0;
@@ -44,6 +46,11 @@ void check_partition(int tiles_m, int tiles_n, int k_blocks, int splits, int cta
       ASSERT_TRUE(g.index >= 0 && g.index < g.count) << where << " cta " << cta;
       const int tile = at_start.counter(g);
       ASSERT_TRUE(tile >= 0 && tile < tiles_m * tiles_n) << where;
+      // One output tile per counter, in range.
+      int tm = -1, tn = -1;
+      at_start.tile(g, tm, tn);
+      ASSERT_TRUE(tm >= 0 && tm < tiles_m && tn >= 0 && tn < tiles_n) << where << " cta " << cta;
+      EXPECT_EQ(coords.emplace(tile, std::pair{tm, tn}).first->second, (std::pair{tm, tn})) << where << " tile " << tile;
       for (int kb = g.first; kb < g.end; ++kb) ++covered[static_cast<std::size_t>(tile) * k_blocks + kb];
       // A whole tile is one segment; a cut tile writes one slot.
       EXPECT_EQ(g.count == 1, g.first == 0 && g.end == k_blocks) << where << " cta " << cta;
@@ -61,6 +68,9 @@ void check_partition(int tiles_m, int tiles_n, int k_blocks, int splits, int cta
     if (splits == 0) EXPECT_GT(taken, 0) << where << " cta " << cta;
   }
   for (std::size_t i = 0; i < covered.size(); ++i) ASSERT_EQ(covered[i], 1) << where << " iteration " << i;
+  std::set<std::pair<int, int>> distinct;
+  for (const auto& [tile, at] : coords) distinct.insert(at);
+  EXPECT_EQ(distinct.size(), static_cast<std::size_t>(tiles_m) * tiles_n) << where;
   // Each tile's segments: indices 0 .. count-1, contiguous in K from 0 to kb, one count.
   for (int tile = 0; tile < tiles_m * tiles_n; ++tile) {
     const auto first = segments.find({tile, 0});
@@ -84,7 +94,32 @@ TEST(KSegments, SplitKCoversEveryBlockOnceInOrder) {
   for (const int splits : {2, 3, 4, 6, 8, 16})
     for (const auto& [tm, tn, kb] : {std::tuple{1, 1, 16}, std::tuple{2, 3, 17}, std::tuple{5, 7, 100}, std::tuple{16, 16, 16}})
       for (const int ctas : {1, 7, tm * tn * splits, 132})
-        check_partition(tm, tn, kb, splits, ctas, static_cast<long long>(tm) * tn * splits);
+        for (const bool by_row : {false, true})
+          check_partition(tm, tn, kb, splits, ctas, static_cast<long long>(tm) * tn * splits, by_row);
+}
+
+// Split-K's lines: neighbouring CTAs take split s of a column's row tiles (or, by row, of a row's
+// column tiles), then split s + 1 of the same line (docs/kernels/hopper-gemm.md, "Split-K's order").
+TEST(KSegments, SplitKNeighboursShareALineAndASplit) {
+  const int tiles_m = 3, tiles_n = 5, splits = 2, kb = 10, ctas = tiles_m * tiles_n * splits;
+  auto at = [&](int cta, bool by_row) {
+    Segments walk(cta, ctas, tiles_m, tiles_n, splits, kb, by_row);
+    Segment g;
+    EXPECT_TRUE(walk.next(g));
+    int tm = -1, tn = -1;
+    walk.tile(g, tm, tn);
+    return std::tuple{tm, tn, g.index};
+  };
+  EXPECT_EQ(at(0, false), (std::tuple{0, 0, 0}));
+  EXPECT_EQ(at(2, false), (std::tuple{2, 0, 0}));
+  EXPECT_EQ(at(3, false), (std::tuple{0, 0, 1}));
+  EXPECT_EQ(at(6, false), (std::tuple{0, 1, 0}));
+  EXPECT_EQ(at(29, false), (std::tuple{2, 4, 1}));
+  EXPECT_EQ(at(0, true), (std::tuple{0, 0, 0}));
+  EXPECT_EQ(at(4, true), (std::tuple{0, 4, 0}));
+  EXPECT_EQ(at(5, true), (std::tuple{0, 0, 1}));
+  EXPECT_EQ(at(10, true), (std::tuple{1, 0, 0}));
+  EXPECT_EQ(at(29, true), (std::tuple{2, 4, 1}));
 }
 
 TEST(KSegments, StreamKCoversEveryBlockOnceInOrder) {

@@ -158,17 +158,7 @@ TEST(TileHeuristic, EveryPickExistsForItsDtype) {
                                                                       t.tile_n == 192 || t.tile_n == 208)
                                                 : t.tile_n == 256 || (split && t.tile_n != 64) || few_rows)))
                 << fp8 << " " << m << "x" << n << "x" << k;
-            // Stream-K: in place of split-K in two of the 128 x 128 tile over two or more tile rows,
-            // whole groups of one CTA per tile row, on at most every SM.
-            if (t.stream_ctas > 0) {
-              EXPECT_FALSE(fp8);
-              EXPECT_TRUE(t.tile_m == 128 && t.tile_n == 128 && t.cluster == 1 && t.splits == 1);
-              const int rows = (m + 127) / 128;
-              EXPECT_GE(rows, 2) << m << "x" << n << "x" << k;
-              EXPECT_EQ(t.stream_ctas % rows, 0) << m << "x" << n << "x" << k;
-              EXPECT_LE(t.stream_ctas, sms);
-              continue;
-            }
+            EXPECT_EQ(t.stream_ctas, 0) << m << "x" << n << "x" << k;  // stream-K is pinned only
             if (!fp8 && few_rows && t.splits == 1) EXPECT_EQ(t.cluster, 2) << m << "x" << n << "x" << k;
             if (!fp8 && split && t.splits == 1) EXPECT_EQ(t.cluster == 2, t.tile_n != 64) << m << "x" << n << "x" << k;
             // Split-K: 16-bit single CTAs of the three built tiles, one wave of units, a K block per
@@ -192,29 +182,20 @@ TEST(TileHeuristic, EveryPickExistsForItsDtype) {
 // Split-K where few tiles meet a deep K (docs/kernels/hopper-gemm.md, "Split-K"): the picks at
 // shapes of the sweep that fitted it, with the measured time of the pick against the best of
 // 2, 3, 4, 6 and 8 splits of both tiles and the unsplit pick (H200).
-// Stream-K where split-K would cut 128 x 128 tiles over two or more tile rows in two (split_k.cuh,
-// docs/kernels/hopper-gemm.md "Stream-K"): measured 0.81-0.95 of k2's time at these four.
-TEST(TileHeuristic, StreamKReplacesSplitInTwoOverTileRows) {
+// Stream-K is a pinned mode only: where it beat split-K in two (these five shapes), split-K in its
+// line order ran as fast (docs/kernels/hopper-gemm.md, "Split-K's order"), so the pick is split-K in two.
+TEST(TileHeuristic, SplitInTwoWhereStreamKOnceRan) {
   struct Shape {
-    int m, n, k, ctas;
+    int m, n, k;
   };
-  // Split-K in two's grid, two groups a column: 2 row tiles x 24 columns x 2, 2 x 33 x 2, 2 x 29 x 2,
-  // 3 x 22 x 2, 5 x 11 x 2.
-  for (const Shape s : {Shape{133, 2976, 8784, 96}, Shape{243, 4128, 12096, 132}, Shape{186, 3648, 9968, 116},
-                        Shape{364, 2784, 13696, 132}, Shape{616, 1328, 7984, 110}}) {
+  for (const Shape s : {Shape{133, 2976, 8784}, Shape{243, 4128, 12096}, Shape{186, 3648, 9968},
+                        Shape{364, 2784, 13696}, Shape{616, 1328, 7984}}) {
     const auto t = choose_tile(false, s.m, s.n, s.k, kH100Sms);
-    EXPECT_TRUE(t.tile_m == 128 && t.tile_n == 128 && t.cluster == 1 && t.splits == 1)
-        << s.m << "x" << s.n << "x" << s.k << ": " << t.tile_m << "x" << t.tile_n << " k" << t.splits;
-    EXPECT_EQ(t.stream_ctas, s.ctas) << s.m << "x" << s.n << "x" << s.k;
+    EXPECT_TRUE(t.tile_m == 128 && t.tile_n == 128 && t.cluster == 1 && t.splits == 2 && t.stream_ctas == 0)
+        << s.m << "x" << s.n << "x" << s.k << ": " << t.tile_m << "x" << t.tile_n << " k" << t.splits << " sk"
+        << t.stream_ctas;
   }
-  // One tile row (m <= 128): split-K stays (no row tiles to run in step); so do k3 and up, and fp8.
-  EXPECT_EQ(choose_tile(false, 107, 6512, 6704, kH100Sms).splits, 2);
-  EXPECT_EQ(choose_tile(false, 107, 6512, 6704, kH100Sms).stream_ctas, 0);
-  EXPECT_EQ(choose_tile(false, 375, 1216, 7264, kH100Sms).splits, 4);
-  EXPECT_EQ(choose_tile(true, 243, 4128, 12096, kH100Sms).stream_ctas, 0);
-  // Without a workspace, neither.
-  EXPECT_EQ(choose_tile(false, 243, 4128, 12096, kH100Sms, false).stream_ctas, 0);
-  // The grid: groups of one CTA per tile row, no more groups than (column, K block) iterations.
+  // The pinned grid: groups of one CTA per tile row, no more groups than (column, K block) iterations.
   EXPECT_EQ(stream_k_ctas(300, 128, 64, 128, 128, 132), 3);      // one column, one K block: one group
   EXPECT_EQ(stream_k_ctas(300, 8192, 8192, 128, 128, 132), 132);  // 44 groups of 3
   EXPECT_EQ(stream_k_ctas(1000, 8192, 8192, 128, 128, 132), 128);  // 16 groups of 8

@@ -1,11 +1,15 @@
 // launch_gemm: picks a kernel and a tiling for each call (see gemm_kernels.hpp).
 #include <cuda_runtime.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "kernels/gemm/gemm_configs.hpp"
 #include "kernels/gemm/gemm_detail.hpp"
 #include "kernels/gemm/gemm_kernels.hpp"
 #include "kernels/gemm/hopper/hopper_gemm.hpp"
 #include "kernels/gemm/hopper/tensor_maps.hpp"
+#include "kernels/gemm/k_segments.hpp"
 
 namespace assay::kernels {
 
@@ -167,8 +171,30 @@ const std::vector<std::string>& gemm_configs() {
   return v;
 }
 
+namespace {
+
+// Split-K's lines (k_segments.hpp): the rule, or ASSAY_SPLIT_ORDER=row|column (for `assay ab` of the rule).
+// An unknown value makes the plan unavailable, naming it.
+bool split_lines_by_row(const GemmCall& call, int tile_m, int tile_n, std::string& error) {
+  const char* env = std::getenv("ASSAY_SPLIT_ORDER");
+  if (env == nullptr || *env == '\0') return hopper::split_lines_by_row(call.m, call.n, tile_m, tile_n);
+  const std::string v(env);
+  if (v != "row" && v != "column") error = "ASSAY_SPLIT_ORDER='" + v + "': expected row or column";
+  return v == "row";
+}
+
+}  // namespace
+
 GemmPlan plan_gemm(const GemmCall& call, std::string_view config) {
   GemmPlan p = choose(call, config);
+  if (p.kernel == GemmKernel::hopper && p.splits > 1) {
+    std::string error;
+    p.split_by_row = split_lines_by_row(call, p.tile_m, p.tile_n, error);
+    if (!error.empty()) {
+      p.kernel = GemmKernel::none;
+      p.unavailable = error;
+    }
+  }
   if (p.kernel == GemmKernel::hopper && (p.splits > 1 || p.stream_ctas > 0) && !allocate_split_workspace(p, call)) {
     if (config == "auto") {
       p = heuristic_plan(call, /*allow_split=*/false);  // the unsplit choice runs everything, only slower
@@ -183,7 +209,7 @@ GemmPlan plan_gemm(const GemmCall& call, std::string_view config) {
       const int bk = call.dtype == GemmDtype::f8e4m3 ? 128 : 64;
       p.name = "wgmma_" + std::to_string(p.tile_m) + "x" + std::to_string(p.tile_n) + "x" + std::to_string(bk) +
                "_s" + std::to_string(hopper::stages(p.tile_m, p.tile_n)) + (p.cluster > 1 ? "_c" + std::to_string(p.cluster) : "") +
-               (p.splits > 1 ? "_k" + std::to_string(p.splits) : "") +
+               (p.splits > 1 ? "_k" + std::to_string(p.splits) + (p.split_by_row ? "r" : "") : "") +
                (p.stream_ctas > 0 ? "_sk" + std::to_string(p.stream_ctas) : "") + "_persistent";
       break;
     }
@@ -212,6 +238,7 @@ cudaError_t launch_gemm(const GemmPlan& plan, const GemmCall& call, cudaStream_t
         unsigned char* ws = static_cast<unsigned char*>(plan.workspace.get());
         split.splits = plan.splits;
         split.stream_ctas = plan.stream_ctas;
+        split.by_row = plan.split_by_row;
         split.counters = reinterpret_cast<unsigned*>(ws);
         split.slots = ws == nullptr ? nullptr
                                     : reinterpret_cast<float*>(

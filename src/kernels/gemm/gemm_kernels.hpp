@@ -33,7 +33,8 @@ struct GemmCall {
 // "wgmma_128x{256,208,192,176,128,64}", "wgmma_192x192", "wgmma_64x128" (Hopper kernel, tile M x N;
 // "_c2": in CTA pairs; "_c4" (f16/bf16, 128 x {128,192,256}): clusters of four row tiles; 208 and 176 fp8 only,
 // 192x192 and 64x128 f16/bf16 only), "wgmma_128x{128,64}_k<S>" and "wgmma_64x128_k<S>" (f16/bf16: S
-// CTAs share each tile's K, S from 2 to 16 here; the backends are named for 2, 3, 4, 6 and 8),
+// CTAs share each tile's K, S from 2 to 16 here; the backends are named for 2, 3, 4, 6 and 8; the plan's
+// name ends "_k<S>r" where neighbouring CTAs take a row's tiles, not a column's: k_segments.hpp),
 // "wgmma_128x{128,64}_sk" and "wgmma_64x128_sk" (f16/bf16 stream-K: groups of one CTA per tile row, as
 // many as fit on the SMs, share all tile columns' K blocks evenly),
 // "mma_sync" (f16/bf16), "simt" (f32, f8e4m3).
@@ -49,6 +50,7 @@ struct GemmPlan {
   int tile_n = 0;   // hopper: output tile width
   int cluster = 1;  // hopper: CTAs per cluster
   int splits = 1;   // hopper: CTAs sharing each tile's K blocks (split-K)
+  bool split_by_row = false;  // hopper split-K: neighbouring CTAs take a row's tiles (share A), not a column's
   int stream_ctas = 0;  // hopper: stream-K's grid (CTAs sharing all tiles' K blocks evenly); 0: none
   // Split-K's and stream-K's workspace (tile counters and fp32 partial tiles), allocated on the current device by
   // plan_gemm (which then waits for its zeroing: planning a split is synchronous, so plan before a

@@ -3,7 +3,11 @@
 // free of CUDA so that the CPU tests check the partition: every (tile, K block) covered exactly once,
 // each cut tile's segments in K order with one workspace slot each.
 //   Split-K (splits >= 2): a unit of work is (output tile, split s), split s of S taking K blocks
-//   [s kb / S, (s + 1) kb / S); the CTAs take units u = cta, cta + ctas, ...
+//   [s kb / S, (s + 1) kb / S); the CTAs take units u = cta, cta + ctas, ... in lines: column by
+//   column (split s of a column's row tiles on neighbouring CTAs, sharing B's K range s) or, with
+//   `by_row`, row by row (sharing A's). Neighbours in launch order share L2 lookups; putting a tile's
+//   splits there instead (they share nothing) ran up to 1.28x the time (docs/kernels/hopper-gemm.md,
+//   "Split-K's order").
 //   Stream-K (splits == 0): the CTAs run in groups of as many as there are tile rows; the groups
 //   divide the I = tile columns x kb (column, K block) iterations evenly as one sequence, group c
 //   taking [c I / groups, (c + 1) I / groups): whole columns where its range holds them, a segment
@@ -26,14 +30,25 @@ struct Segment {
   int unit, first, end, index, count;
 };
 
+// Split-K's lines run along the operand the tiles read more of: every tile column reads all of A
+// (ceil(n / tile_n) m k elements in all), every tile row all of B (ceil(m / tile_m) n k); a line's CTAs
+// share one block of the operand it runs along. Measured (H200, `assay ab`, 20 shapes with m > n):
+// this rule's order was faster or the same on 19, 2.2% slower on one (docs/kernels/hopper-gemm.md,
+// "Split-K's order"); "rows where m > n" lost 5-9% on the three 64 x 128 shapes among them.
+ASSAY_SEGMENTS_HD constexpr bool split_lines_by_row(long long m, long long n, int tile_m, int tile_n) {
+  return (n + tile_n - 1) / tile_n * m > (m + tile_m - 1) / tile_m * n;
+}
+
 // The segments of CTA `cta` of `ctas`, in order. Stream-K's iteration counts stay below 2^62 /
 // groups (launch refuses larger), so c * total fits in 64 bits.
 struct Segments {
-  int rows, member, group, groups, splits, k_blocks;
+  int rows, member, group, groups, splits, k_blocks, tiles_m, tiles_n;
+  bool by_row;  // split-K's lines (above)
   long long total, pos, stop;
-  ASSAY_SEGMENTS_HD Segments(int cta, int ctas, int tiles_m, int tiles_n, int splits_, int k_blocks_)
-      : rows(splits_ > 0 ? 1 : tiles_m), member(cta % rows), group(cta / rows), groups(ctas / rows),
-        splits(splits_), k_blocks(k_blocks_) {
+  ASSAY_SEGMENTS_HD Segments(int cta, int ctas, int tiles_m_, int tiles_n_, int splits_, int k_blocks_,
+                             bool by_row_ = false)
+      : rows(splits_ > 0 ? 1 : tiles_m_), member(cta % rows), group(cta / rows), groups(ctas / rows),
+        splits(splits_), k_blocks(k_blocks_), tiles_m(tiles_m_), tiles_n(tiles_n_), by_row(by_row_) {
     const long long units = static_cast<long long>(tiles_n) * (splits > 0 ? tiles_m : 1);
     total = units * k_blocks;
     pos = splits > 0 ? group : begin(group);
@@ -47,8 +62,12 @@ struct Segments {
   ASSAY_SEGMENTS_HD bool next(Segment& s) {
     if (pos >= stop) return false;
     if (splits > 0) {
-      s.unit = static_cast<int>(pos / splits);
-      s.index = static_cast<int>(pos - static_cast<long long>(s.unit) * splits);
+      // Line l of `line` tiles takes units [l line S, (l + 1) line S): split s of its tiles together.
+      const int line = by_row ? tiles_n : tiles_m;
+      const long long per_line = static_cast<long long>(line) * splits;
+      const long long l = pos / per_line, w = pos - l * per_line;
+      s.index = static_cast<int>(w / line);
+      s.unit = static_cast<int>(l * line + (w - static_cast<long long>(s.index) * line));
       s.count = splits;
       s.first = static_cast<int>(static_cast<long long>(s.index) * k_blocks / splits);
       s.end = static_cast<int>(static_cast<long long>(s.index + 1) * k_blocks / splits);
@@ -65,6 +84,20 @@ struct Segments {
     s.count = owner(base + k_blocks - 1) - lo + 1;
     pos = base + s.end;
     return true;
+  }
+  // The output tile of a segment: split-K's unit numbers the tiles along its lines, stream-K's is a
+  // column whose row is this CTA's member of its group.
+  ASSAY_SEGMENTS_HD void tile(const Segment& s, int& tm, int& tn) const {
+    if (splits == 0) {
+      tm = member;
+      tn = s.unit;
+    } else if (by_row) {
+      tm = s.unit / tiles_n;
+      tn = s.unit - tm * tiles_n;
+    } else {
+      tn = s.unit / tiles_m;
+      tm = s.unit - tn * tiles_m;
+    }
   }
   // The tile's counter (stream-K: tiles numbered column-major, a column's rows together).
   ASSAY_SEGMENTS_HD int counter(const Segment& s) const { return s.unit * rows + member; }

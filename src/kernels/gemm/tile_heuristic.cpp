@@ -101,19 +101,10 @@ constexpr double kFullChipBlocks64 = 32.0;
 // The split counts that were measured, each a pinned configuration (wgmma_<tile>_k<S>) and a GPU
 // test: the heuristic picks nothing that a sweep cannot pin. 5 and 7 were never measured.
 constexpr int kSplitCounts[] = {2, 3, 4, 6, 8};
-// Stream-K (split_k.cuh) where split-K would cut 128 x 128 tiles over two or more tile rows in two,
-// with two groups per tile column: split-K in two in stream-K's order, a column's row tiles in step
-// on neighbouring CTAs (split-K's own order puts a tile's two halves there, which share nothing).
-// Fit: 48 shapes, m 65-1015, every stream-K tile pinned beside the pick (H200): against
-// the six such picks the full-chip grid ran 0.81-0.95 of split-K's time on five and 1.12 on one, and
-// against every other pick no constant of a cost model in K blocks (split-K's terms, a cut-tile term,
-// a rate factor) did better than 0.991 of the old picks' time. Held out, 18 random shapes with that
-// pick: the full-chip grid 0.86-1.11 (its extremes over three sessions, lost where a column got 2.4-2.6
-// groups), two groups per column 0.823-0.955 on 17 and 1.015 on one (one session; its seven extremes
-// over three sessions 0.86-1.02). (More groups per column than two were never measured: the grid
-// that gave "as many as fit", tried on 20000 random shapes, always gave two where this rule applies.)
-// (docs/kernels/hopper-gemm.md, "Stream-K").
-constexpr int kStreamForSplits = 2;
+// Stream-K (split_k.cuh, the pinned _sk configurations) is not picked: where it beat split-K in two
+// (six of 48 fit shapes, 0.81-0.95 of its time on five), split-K in its line order ran as fast
+// (0.989-0.999 of stream-K's time on all six; docs/kernels/hopper-gemm.md, "Split-K's order"): the
+// gain was the order of the CTAs, which split-K now has.
 
 // Whether the 64 x 128 tile pads m x n less than 128 x 64, which covers it in as many tiles of the
 // same size.
@@ -187,11 +178,6 @@ TileChoice choose_tile(bool fp8, int m, int n, int k, int sms, bool allow_split,
       }
     }
   }
-  // Split-K's own grid (two CTAs a tile, which fit on the SMs) in stream-K's groups: two groups a
-  // tile column, each column's K cut in the same two halves.
-  if (best.splits == kStreamForSplits && best.tile_m == kTileM && best.tile_n == 128 &&
-      tile_count(m, 1, kTileM, 1) >= 2)
-    best = TileChoice{kTileM, 128, 1, 1, static_cast<int>(kStreamForSplits * tile_count(m, n, kTileM, 128))};
   return best;
 }
 

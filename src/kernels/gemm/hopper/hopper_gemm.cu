@@ -32,14 +32,16 @@ namespace {
 // tile for both (multicast), halving B's L2-to-SM traffic.
 // SplitK (16-bit, C = 1): `splits` CTAs share each tile's K blocks, or with splits = 0 the grid's
 // CTAs share all of them evenly (stream-K; split_k.cuh), reducing through `split_slots` and
-// `split_counters`; the other instances ignore the three arguments.
+// `split_counters`, split-K along rows or columns (`split_by_row`, k_segments.hpp); the other instances
+// ignore the four arguments.
 template <Elem E, int BM, int BN, int C, bool SplitK>
 __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
     hopper_gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                        const __grid_constant__ CUtensorMap map_c, typename Traits<E>::Out* __restrict__ c, int m,
                        int n, int k,
                        const float* __restrict__ scale_a, const float* __restrict__ scale_b,
-                       float* __restrict__ split_slots, unsigned* __restrict__ split_counters, int splits) {
+                       float* __restrict__ split_slots, unsigned* __restrict__ split_counters, int splits,
+                       bool split_by_row) {
   using T = Tile<E, BM, BN>;
   constexpr int kStages = T::kStages;
   // fp8's alternating consumers use named barriers 3 and 4, the staging boxes 1 + consumer.
@@ -90,7 +92,7 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
     if constexpr (kMoveRegs) regs_release<Groups<BM, BN>::kProducerRegs>();
     if constexpr (SplitK) {
       if (tid == 0)
-        produce_split(empty, Segments(cluster, clusters, tiles_m, tiles_n, splits, k_blocks), unit_tile, load_stage);
+        produce_split(empty, Segments(cluster, clusters, tiles_m, tiles_n, splits, k_blocks, split_by_row), load_stage);
     } else {
       if (tid == 0) produce(empty, primed, cluster, clusters, units, k_blocks, unit_tile, load_stage);
     }
@@ -122,8 +124,8 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
     const StoreTile<E, BM, BN> store_tile{store_groups, m,     n,         c,          consumer, warp, lane,
                                           acc,          scale, out_stage, out_buffer, tid,      map_c};
     if constexpr (SplitK) {
-      consume_split(ring, acc, full_at, Segments(cluster, clusters, tiles_m, tiles_n, splits, k_blocks), consumer * 128 + tid,
-                    unit_tile, issue, release, store_tile, from_acc, split_slots, split_counters);
+      consume_split(ring, acc, full_at, Segments(cluster, clusters, tiles_m, tiles_n, splits, k_blocks, split_by_row),
+                    consumer * 128 + tid, issue, release, store_tile, from_acc, split_slots, split_counters);
     } else if constexpr (kPromote<E> && kOrdered<BN>) {
       // fp8 (consumer_fp8.cuh), one partial set per warp group, waited for every block, with the
       // two consumers' wgmmas strictly alternating (named barriers 3 and 4): while one warp group
@@ -231,7 +233,7 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   cfg.numAttrs = C > 1 ? 1 : 0;
   err = cudaLaunchKernelEx(&cfg, hopper_gemm_kernel<E, BM, BN, C, SplitK>, map_a, map_b, map_c,
                            static_cast<typename Traits<E>::Out*>(c), m, n, k, sa, sb, split.slots, split.counters,
-                           split.stream_ctas > 0 ? 0 : split.splits);
+                           split.stream_ctas > 0 ? 0 : split.splits, split.by_row);
   if (err != cudaSuccess) return err;
   return cudaGetLastError();
 }

@@ -45,6 +45,7 @@ bool eligible(Elem e, int m, int n, int k, const void* a, const void* b, const v
 struct Split {
   int splits = 1;
   int stream_ctas = 0;
+  bool by_row = false;  // split-K's lines of tiles (k_segments.hpp)
   unsigned* counters = nullptr;
   float* slots = nullptr;
   std::size_t bytes = 0;  // of the whole workspace

@@ -33,29 +33,17 @@ namespace {
 
 constexpr int kSplitBarrier = 7;  // named barrier of all consumer threads (1..3: stores, 3-4: fp8)
 
-// The output tile of a segment: split-K's unit is a tile of the kernel's order, stream-K's a column
-// whose row is the CTA's member of its group.
-__device__ __forceinline__ void segment_tile(const Segments& segments, const Segment& s, const UnitTile<1>& unit_tile,
-                                             int& tm, int& tn) {
-  if (segments.splits > 0) {
-    unit_tile(s.unit, tm, tn);
-  } else {
-    tm = segments.member;
-    tn = s.unit;
-  }
-}
-
 // The producer thread: after producer_setup (with nothing primed), every K block of every segment
 // of this CTA, each into the next stage once the consumers have freed it.
 template <Elem E, int BM, int BN>
-__device__ __forceinline__ void produce_split(std::uint64_t* empty, Segments segments, const UnitTile<1>& unit_tile,
+__device__ __forceinline__ void produce_split(std::uint64_t* empty, Segments segments,
                                               const LoadStage<E, BM, BN, 1>& load_stage) {
   constexpr int kStages = Tile<E, BM, BN>::kStages;
   Ring<kStages> ring;
   Segment g;
   while (segments.next(g)) {
     int tm, tn;
-    segment_tile(segments, g, unit_tile, tm, tn);
+    segments.tile(g, tm, tn);
     for (int kb = g.first; kb < g.end; ++kb) {
       mbar_wait(&empty[ring.stage], ring.phase ^ 1);
       load_stage(ring.stage, kb, tm, tn);
@@ -70,7 +58,7 @@ __device__ __forceinline__ void produce_split(std::uint64_t* empty, Segments seg
 template <Elem E, int BM, int BN>
 __device__ __forceinline__ void consume_split(Ring<Tile<E, BM, BN>::kStages>& ring, float (&acc)[BN / 2],
                                               std::uint32_t full_at, Segments segments, int t,
-                                              const UnitTile<1>& unit_tile, const Issue<E, BM, BN>& issue,
+                                              const Issue<E, BM, BN>& issue,
                                               const Release<1>& release, const StoreTile<E, BM, BN>& store_tile,
                                               const FromAcc<E, BN>& from_acc, float* __restrict__ slots,
                                               unsigned* __restrict__ counters) {
@@ -81,7 +69,7 @@ __device__ __forceinline__ void consume_split(Ring<Tile<E, BM, BN>::kStages>& ri
   Segment g;
   while (segments.next(g)) {
     int tm, tn;
-    segment_tile(segments, g, unit_tile, tm, tn);
+    segments.tile(g, tm, tn);
     mbar_wait(full_at + 8 * ring.stage, ring.phase);
     issue(acc, ring.stage, false);
     int prev_stage = ring.stage;
