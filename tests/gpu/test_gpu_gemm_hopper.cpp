@@ -159,7 +159,7 @@ TEST_P(SplitConfigs, EdgeShapesMatchOracle) {
   if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
   const int splits = std::stoi(config.substr(config.rfind("_k") + 2));
   // Lines along rows or columns by the rule (k_segments.hpp): both occur among these for each tile
-  // (64 x 128 runs along rows only where n is a few columns: 640 x 8).
+  // (64 x 128 along rows only at one tile column, 640 x 8, where lines are of one tile).
   const int tile_m = std::stoi(config.substr(6)), tile_n = std::stoi(config.substr(config.find('x') + 1));
   const int shapes[][3] = {{129, 264, 1040}, {1, 8, 64 * splits}, {300, 520, 4112}, {2048, 2048, 1024},
                            {640, 1000, 4104}, {200, 776, 8000}, {37, 1160, 6152}, {1000, 640, 4104},

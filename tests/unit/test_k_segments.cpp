@@ -98,6 +98,18 @@ TEST(KSegments, SplitKCoversEveryBlockOnceInOrder) {
           check_partition(tm, tn, kb, splits, ctas, static_cast<long long>(tm) * tn * splits, by_row);
 }
 
+// The direction of split-K's lines: along the operand the tiles read more, and lines of one tile where
+// the tiles are one row or one column (docs/kernels/hopper-gemm.md, "Split-K's order").
+TEST(KSegments, SplitLinesRunAlongTheOperandReadMore) {
+  using assay::kernels::hopper::split_lines_by_row;
+  EXPECT_FALSE(split_lines_by_row(243, 4128, 128, 128));  // 33 x 243 of A against 2 x 4128 of B
+  EXPECT_TRUE(split_lines_by_row(858, 432, 128, 128));
+  EXPECT_TRUE(split_lines_by_row(331, 960, 128, 64));      // 15 x 331 against 3 x 960
+  EXPECT_FALSE(split_lines_by_row(562, 368, 64, 128));     // 3 x 562 against 9 x 368
+  EXPECT_FALSE(split_lines_by_row(76, 2984, 128, 64));     // one tile row: lines of one tile
+  EXPECT_TRUE(split_lines_by_row(2984, 64, 64, 128));      // one tile column: likewise
+}
+
 // Split-K's lines: neighbouring CTAs take split s of a column's row tiles (or, by row, of a row's
 // column tiles), then split s + 1 of the same line (docs/kernels/hopper-gemm.md, "Split-K's order").
 TEST(KSegments, SplitKNeighboursShareALineAndASplit) {
