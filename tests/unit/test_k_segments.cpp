@@ -99,7 +99,8 @@ TEST(KSegments, SplitKCoversEveryBlockOnceInOrder) {
 }
 
 // The direction of split-K's lines: along the operand the tiles read more, and lines of one tile where
-// the tiles are one row or one column (docs/kernels/hopper-gemm.md, "Split-K's order").
+// the tiles are one row or one column (the old order; level with one line of all: docs/kernels/hopper-gemm.md,
+// "Split-K's order").
 TEST(KSegments, SplitLinesRunAlongTheOperandReadMore) {
   using assay::kernels::hopper::split_lines_by_row;
   EXPECT_FALSE(split_lines_by_row(243, 4128, 128, 128));  // 33 x 243 of A against 2 x 4128 of B

@@ -35,8 +35,9 @@ struct Segment {
 // share one block of the operand it runs along. Measured (H200, `assay ab`, 20 shapes with m > n):
 // this rule's order was faster or the same on 19, 2.2% slower on one (docs/kernels/hopper-gemm.md,
 // "Split-K's order"); "rows where m > n" lost 5-9% on the three 64 x 128 shapes among them. One tile
-// row (or column) is not one line of every tile: it keeps lines of one tile (each tile's splits
-// together, the order before lines), since the whole row as one line ran 3-6% slower on six shapes.
+// row (or column) keeps lines of one tile (each tile's splits together, the order of every record
+// before lines) rather than one line of all its tiles: the two measured level (`assay ab`, six one-row
+// shapes: 0.984-1.022).
 ASSAY_SEGMENTS_HD constexpr bool split_lines_by_row(long long m, long long n, int tile_m, int tile_n) {
   const long long tiles_m = (m + tile_m - 1) / tile_m, tiles_n = (n + tile_n - 1) / tile_n;
   if (tiles_m == 1 || tiles_n == 1) return tiles_n == 1;  // lines of one tile
