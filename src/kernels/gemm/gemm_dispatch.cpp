@@ -82,8 +82,8 @@ bool allocate_split_workspace(GemmPlan& p, const GemmCall& call) {
   return true;
 }
 
-// The shape heuristic's Hopper plan on the current device (allow_split = false: without split-K and
-// stream-K, for when their workspace cannot be had).
+// The shape heuristic's Hopper plan on the current device (allow_split = false: without split-K, for
+// when its workspace cannot be had).
 GemmPlan heuristic_plan(const GemmCall& call, bool allow_split) {
   const int device = current_device();
   const hopper::TileChoice t = hopper::choose_tile(call.dtype == GemmDtype::f8e4m3, call.m, call.n, call.k,
