@@ -158,7 +158,6 @@ TEST(TileHeuristic, EveryPickExistsForItsDtype) {
                                                                       t.tile_n == 192 || t.tile_n == 208)
                                                 : t.tile_n == 256 || (split && t.tile_n != 64) || few_rows)))
                 << fp8 << " " << m << "x" << n << "x" << k;
-            EXPECT_EQ(t.stream_ctas, 0) << m << "x" << n << "x" << k;  // stream-K is pinned only
             if (!fp8 && few_rows && t.splits == 1) EXPECT_EQ(t.cluster, 2) << m << "x" << n << "x" << k;
             if (!fp8 && split && t.splits == 1) EXPECT_EQ(t.cluster == 2, t.tile_n != 64) << m << "x" << n << "x" << k;
             // Split-K: 16-bit single CTAs of the three built tiles, one wave of units, a K block per
@@ -179,9 +178,6 @@ TEST(TileHeuristic, EveryPickExistsForItsDtype) {
           }
 }
 
-// Split-K where few tiles meet a deep K (docs/kernels/hopper-gemm.md, "Split-K"): the picks at
-// shapes of the sweep that fitted it, with the measured time of the pick against the best of
-// 2, 3, 4, 6 and 8 splits of both tiles and the unsplit pick (H200).
 // Stream-K is a pinned mode only: where it beat split-K in two (these five shapes), split-K in its
 // line order ran as fast (docs/kernels/hopper-gemm.md, "Split-K's order"), so the pick is split-K in two.
 TEST(TileHeuristic, SplitInTwoWhereStreamKOnceRan) {
@@ -191,9 +187,8 @@ TEST(TileHeuristic, SplitInTwoWhereStreamKOnceRan) {
   for (const Shape s : {Shape{133, 2976, 8784}, Shape{243, 4128, 12096}, Shape{186, 3648, 9968},
                         Shape{364, 2784, 13696}, Shape{616, 1328, 7984}}) {
     const auto t = choose_tile(false, s.m, s.n, s.k, kH100Sms);
-    EXPECT_TRUE(t.tile_m == 128 && t.tile_n == 128 && t.cluster == 1 && t.splits == 2 && t.stream_ctas == 0)
-        << s.m << "x" << s.n << "x" << s.k << ": " << t.tile_m << "x" << t.tile_n << " k" << t.splits << " sk"
-        << t.stream_ctas;
+    EXPECT_TRUE(t.tile_m == 128 && t.tile_n == 128 && t.cluster == 1 && t.splits == 2)
+        << s.m << "x" << s.n << "x" << s.k << ": " << t.tile_m << "x" << t.tile_n << " k" << t.splits;
   }
   // The pinned grid: groups of one CTA per tile row, no more groups than (column, K block) iterations.
   EXPECT_EQ(stream_k_ctas(300, 128, 64, 128, 128, 132), 3);      // one column, one K block: one group
@@ -202,6 +197,9 @@ TEST(TileHeuristic, SplitInTwoWhereStreamKOnceRan) {
   EXPECT_EQ(stream_k_ctas(17000, 256, 64, 128, 128, 132), 0);      // 133 tile rows: no group fits
 }
 
+// Split-K where few tiles meet a deep K (docs/kernels/hopper-gemm.md, "Split-K"): the picks at
+// shapes of the sweep that fitted it, with the measured time of the pick against the best of
+// 2, 3, 4, 6 and 8 splits of both tiles and the unsplit pick (H200).
 TEST(TileHeuristic, SplitsFewTilesOverDeepK) {
   struct Shape {
     int m, n, k, tile_n, splits;

@@ -95,7 +95,6 @@ GemmPlan heuristic_plan(const GemmCall& call, bool allow_split) {
   p.tile_n = t.tile_n;
   p.cluster = t.cluster;
   p.splits = t.splits;
-  p.stream_ctas = t.stream_ctas;
   return p;
 }
 
@@ -175,7 +174,7 @@ namespace {
 
 // Split-K's lines (k_segments.hpp): the rule, or ASSAY_SPLIT_ORDER=row|column (for `assay ab` of the rule).
 // An unknown value makes the plan unavailable, naming it.
-bool split_lines_by_row(const GemmCall& call, int tile_m, int tile_n, std::string& error) {
+bool lines_by_row(const GemmCall& call, int tile_m, int tile_n, std::string& error) {
   const char* env = std::getenv("ASSAY_SPLIT_ORDER");
   if (env == nullptr || *env == '\0') return hopper::split_lines_by_row(call.m, call.n, tile_m, tile_n);
   const std::string v(env);
@@ -189,7 +188,7 @@ GemmPlan plan_gemm(const GemmCall& call, std::string_view config) {
   GemmPlan p = choose(call, config);
   if (p.kernel == GemmKernel::hopper && p.splits > 1) {
     std::string error;
-    p.split_by_row = split_lines_by_row(call, p.tile_m, p.tile_n, error);
+    p.split_by_row = lines_by_row(call, p.tile_m, p.tile_n, error);
     if (!error.empty()) {
       p.kernel = GemmKernel::none;
       p.unavailable = error;
