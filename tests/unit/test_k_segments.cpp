@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "kernels/gemm/k_segments.hpp"
@@ -169,6 +170,39 @@ TEST(KSegments, WholeSplitsPerColumnCutEveryColumnAlike) {
     }
   }
   EXPECT_EQ(ranges, (std::set<std::pair<int, int>>{{0, 52}, {52, 105}}));
+}
+
+// The kernel's instances walk SegmentsOf<Cut::split> or <Cut::stream> (one cut compiled in each); they
+// must cut exactly as the general walk that the tests above check.
+template <assay::kernels::hopper::Cut K>
+void expect_same_walk(int tiles_m, int tiles_n, int k_blocks, int splits, int ctas, bool by_row) {
+  for (int cta = 0; cta < ctas; ++cta) {
+    Segments general(cta, ctas, tiles_m, tiles_n, splits, k_blocks, by_row);
+    assay::kernels::hopper::SegmentsOf<K> typed(cta, ctas, tiles_m, tiles_n, splits, k_blocks, by_row);
+    Segment a, b;
+    for (;;) {
+      const bool more = general.next(a);
+      ASSERT_EQ(typed.next(b), more) << "cta " << cta;
+      if (!more) break;
+      EXPECT_EQ(std::tie(a.unit, a.first, a.end, a.index, a.count), std::tie(b.unit, b.first, b.end, b.index, b.count));
+      int tm = -1, tn = -1, tm2 = -2, tn2 = -2;
+      general.tile(a, tm, tn);
+      typed.tile(b, tm2, tn2);
+      EXPECT_EQ(std::pair(tm, tn), std::pair(tm2, tn2));
+      EXPECT_EQ(general.counter(a), typed.counter(b));
+      for (int j = 0; j < a.count; ++j) EXPECT_EQ(general.slot(a, j), typed.slot(b, j));
+    }
+  }
+}
+
+TEST(KSegments, EachInstancesWalkCutsAsTheGeneralOne) {
+  using assay::kernels::hopper::Cut;
+  for (const bool by_row : {false, true}) {
+    expect_same_walk<Cut::split>(5, 7, 100, 3, 132, by_row);
+    expect_same_walk<Cut::split>(1, 9, 40, 4, 36, by_row);
+  }
+  expect_same_walk<Cut::stream>(3, 17, 105, 0, 102, false);
+  expect_same_walk<Cut::stream>(2, 5, 33, 0, 20, false);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "kernels/gemm/hopper/hopper_gemm.hpp"
 
 #include <atomic>
+#include <climits>
 #include <cstdint>
 #include <type_traits>
 
@@ -30,11 +31,11 @@ namespace {
 // C = 1: each CTA loads its own tiles. C = 2 (clusters of 2 CTAs): CTA rank r takes tile row
 // 2p + r of pair row p and the pair's common tile column; each CTA loads half of the common B
 // tile for both (multicast), halving B's L2-to-SM traffic.
-// SplitK (16-bit, C = 1): `splits` CTAs share each tile's K blocks, or with splits = 0 the grid's
-// CTAs share all of them evenly (stream-K; split_k.cuh), reducing through `split_slots` and
-// `split_counters`, split-K along rows or columns (`split_by_row`, k_segments.hpp); the other instances
-// ignore the four arguments.
-template <Elem E, int BM, int BN, int C, bool SplitK>
+// K = Cut::split (16-bit, C = 1): `splits` CTAs share each tile's K blocks, in lines along rows or
+// columns (`split_by_row`); Cut::stream: the grid's CTAs share all of them evenly (split_k.cuh,
+// k_segments.hpp). Both reduce through `split_slots` and `split_counters`; the other instances
+// (Cut::none) ignore the four arguments.
+template <Elem E, int BM, int BN, int C, Cut K>
 __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
     hopper_gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                        const __grid_constant__ CUtensorMap map_c, typename Traits<E>::Out* __restrict__ c, int m,
@@ -46,6 +47,8 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
   constexpr int kStages = T::kStages;
   // fp8's alternating consumers use named barriers 3 and 4, the staging boxes 1 + consumer.
   static_assert(BM == 128 || E != Elem::e4m3, "fp8 tiles have 128 rows");
+  static_assert(K == Cut::none || K == Cut::split || K == Cut::stream, "one walk per instance");
+  constexpr bool SplitK = K != Cut::none;  // split-K or stream-K
   static_assert(!SplitK || (C == 1 && !kPromote<E>), "split-K is built for 16-bit single CTAs");
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>(
@@ -92,7 +95,8 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
     if constexpr (kMoveRegs) regs_release<Groups<BM, BN>::kProducerRegs>();
     if constexpr (SplitK) {
       if (tid == 0)
-        produce_split(empty, Segments(cluster, clusters, tiles_m, tiles_n, splits, k_blocks, split_by_row), load_stage);
+        produce_split(empty, SegmentsOf<K>(cluster, clusters, tiles_m, tiles_n, splits, k_blocks, split_by_row),
+                      load_stage);
     } else {
       if (tid == 0) produce(empty, primed, cluster, clusters, units, k_blocks, unit_tile, load_stage);
     }
@@ -124,7 +128,7 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
     const StoreTile<E, BM, BN> store_tile{store_groups, m,     n,         c,          consumer, warp, lane,
                                           acc,          scale, out_stage, out_buffer, tid,      map_c};
     if constexpr (SplitK) {
-      consume_split(ring, acc, full_at, Segments(cluster, clusters, tiles_m, tiles_n, splits, k_blocks, split_by_row),
+      consume_split(ring, acc, full_at, SegmentsOf<K>(cluster, clusters, tiles_m, tiles_n, splits, k_blocks, split_by_row),
                     consumer * 128 + tid, issue, release, store_tile, from_acc, split_slots, split_counters);
     } else if constexpr (kPromote<E> && kOrdered<BN>) {
       // fp8 (consumer_fp8.cuh), one partial set per warp group, waited for every block, with the
@@ -167,7 +171,33 @@ __global__ void __launch_bounds__(Groups<BM, BN>::kThreads, 1)
   }
 }
 
-template <Elem E, int BM, int BN, int C, bool SplitK = false>
+// Opts the instance into its shared memory and counts how many clusters of C of its CTAs fit on the
+// device at once (`sms` for single CTAs; GPCs hold uneven SM counts, so clusters can number fewer
+// than SMs / C).
+template <Elem E, int BM, int BN, int C, Cut K>
+cudaError_t opt_in_and_count_clusters(int sms, int& found) {
+  using T = Tile<E, BM, BN>;
+  cudaError_t err =
+      cudaFuncSetAttribute(hopper_gemm_kernel<E, BM, BN, C, K>, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes);
+  if (err != cudaSuccess) return err;
+  found = sms;
+  if constexpr (C > 1) {
+    cudaLaunchConfig_t probe = {};
+    cudaLaunchAttribute attr = {};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = C;
+    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+    probe.gridDim = dim3(sms / C * C);
+    probe.blockDim = dim3(Groups<BM, BN>::kThreads);
+    probe.dynamicSmemBytes = T::kSmemBytes;
+    probe.attrs = &attr;
+    probe.numAttrs = 1;
+    err = cudaOccupancyMaxActiveClusters(&found, hopper_gemm_kernel<E, BM, BN, C, K>, &probe);
+  }
+  return err;
+}
+
+template <Elem E, int BM, int BN, int C, Cut K = Cut::none>
 cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void* c, const float* sa,
                         const float* sb, cudaStream_t stream, const Split& split = {}) {
   using T = Tile<E, BM, BN>;
@@ -182,24 +212,9 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   static std::atomic<int> max_clusters[kMaxDevices];
   int cluster_limit = max_clusters[device].load(std::memory_order_acquire);
   if (cluster_limit == 0) {
-    err = cudaFuncSetAttribute(hopper_gemm_kernel<E, BM, BN, C, SplitK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               T::kSmemBytes);
+    int found = 0;
+    err = opt_in_and_count_clusters<E, BM, BN, C, K>(facts.sms, found);
     if (err != cudaSuccess) return err;
-    int found = facts.sms;
-    if constexpr (C > 1) {
-      cudaLaunchConfig_t probe = {};
-      cudaLaunchAttribute attr = {};
-      attr.id = cudaLaunchAttributeClusterDimension;
-      attr.val.clusterDim.x = C;
-      attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-      probe.gridDim = dim3(facts.sms / C * C);
-      probe.blockDim = dim3(Groups<BM, BN>::kThreads);
-      probe.dynamicSmemBytes = T::kSmemBytes;
-      probe.attrs = &attr;
-      probe.numAttrs = 1;
-      err = cudaOccupancyMaxActiveClusters(&found, hopper_gemm_kernel<E, BM, BN, C, SplitK>, &probe);
-      if (err != cudaSuccess) return err;
-    }
     if (found < 1) return cudaErrorInvalidConfiguration;
     cluster_limit = found;
     max_clusters[device].store(found, std::memory_order_release);
@@ -217,9 +232,9 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   CUtensorMap map_c;  // C: m x n (bf16/f16), one consumer's 64 rows x 64 columns per store
   err = tensor_map(map_c, device, MapElem::u16, c, n, m, kOutCols, 64);
   if (err != cudaSuccess) return err;
-  const int units = ((m + BM - 1) / BM + C - 1) / C * ((n + BN - 1) / BN) * (SplitK ? split.splits : 1);
+  const int units = ((m + BM - 1) / BM + C - 1) / C * ((n + BN - 1) / BN) * (K == Cut::split ? split.splits : 1);
   // Stream-K: the grid is the plan's, not a number of waves (no CTA waits for another).
-  const int clusters = SplitK && split.stream_ctas > 0 ? split.stream_ctas : persistent_clusters(units, cluster_limit);
+  const int clusters = K == Cut::stream ? split.stream_ctas : persistent_clusters(units, cluster_limit);
   cudaLaunchConfig_t cfg = {};
   cudaLaunchAttribute attr = {};
   attr.id = cudaLaunchAttributeClusterDimension;
@@ -231,9 +246,9 @@ cudaError_t launch_tile(int m, int n, int k, const void* a, const void* b, void*
   cfg.stream = stream;
   cfg.attrs = &attr;
   cfg.numAttrs = C > 1 ? 1 : 0;
-  err = cudaLaunchKernelEx(&cfg, hopper_gemm_kernel<E, BM, BN, C, SplitK>, map_a, map_b, map_c,
+  err = cudaLaunchKernelEx(&cfg, hopper_gemm_kernel<E, BM, BN, C, K>, map_a, map_b, map_c,
                            static_cast<typename Traits<E>::Out*>(c), m, n, k, sa, sb, split.slots, split.counters,
-                           split.stream_ctas > 0 ? 0 : split.splits, split.by_row);
+                           K == Cut::stream ? 0 : split.splits, split.by_row);
   if (err != cudaSuccess) return err;
   return cudaGetLastError();
 }
@@ -268,22 +283,30 @@ cudaError_t launch_elem(int tile_m, int tile_n, int m, int n, int k, const void*
   return cudaErrorInvalidValue;
 }
 
-// The split-K instances: 16-bit, single CTAs, 128 x 128 and 128 x 64 (the tiles that run with
-// few CTAs: docs/kernels/hopper-gemm.md, "Split-K") and 64 x 128 (where it pads less than 128 x 64:
-// m <= 64 over a deep K above all, where a 128-row tile loads and reduces rows that do not exist).
-template <Elem E>
-cudaError_t launch_split(int tile_m, int tile_n, int m, int n, int k, const void* a, const void* b, void* c,
-                         cudaStream_t stream, const Split& split) {
+// The split-K and stream-K instances (one of each per tile, K): 16-bit, single CTAs, 128 x 128 and
+// 128 x 64 (the tiles that run with few CTAs: docs/kernels/hopper-gemm.md, "Split-K") and 64 x 128
+// (where it pads less than 128 x 64: m <= 64 over a deep K above all, where a 128-row tile loads and
+// reduces rows that do not exist).
+template <Elem E, Cut K>
+cudaError_t launch_cut(int tile_m, int tile_n, int m, int n, int k, const void* a, const void* b, void* c,
+                       cudaStream_t stream, const Split& split) {
   if constexpr (kPromote<E>) {
     return cudaErrorInvalidValue;
   } else {
     if (tile_m == 64 && tile_n == 128)
-      return launch_tile<E, 64, 128, 1, true>(m, n, k, a, b, c, nullptr, nullptr, stream, split);
+      return launch_tile<E, 64, 128, 1, K>(m, n, k, a, b, c, nullptr, nullptr, stream, split);
     if (tile_m != 128) return cudaErrorInvalidValue;
-    if (tile_n == 128) return launch_tile<E, 128, 128, 1, true>(m, n, k, a, b, c, nullptr, nullptr, stream, split);
-    if (tile_n == 64) return launch_tile<E, 128, 64, 1, true>(m, n, k, a, b, c, nullptr, nullptr, stream, split);
+    if (tile_n == 128) return launch_tile<E, 128, 128, 1, K>(m, n, k, a, b, c, nullptr, nullptr, stream, split);
+    if (tile_n == 64) return launch_tile<E, 128, 64, 1, K>(m, n, k, a, b, c, nullptr, nullptr, stream, split);
     return cudaErrorInvalidValue;
   }
+}
+
+template <Elem E>
+cudaError_t launch_split(int tile_m, int tile_n, int m, int n, int k, const void* a, const void* b, void* c,
+                         cudaStream_t stream, const Split& split) {
+  return split.stream_ctas > 0 ? launch_cut<E, Cut::stream>(tile_m, tile_n, m, n, k, a, b, c, stream, split)
+                               : launch_cut<E, Cut::split>(tile_m, tile_n, m, n, k, a, b, c, stream, split);
 }
 
 // Clusters of four along M (16-bit, 128-row tiles 128, 192 or 256 wide): B multicast to four row
@@ -334,26 +357,10 @@ int cluster4_ctas(int device) {
   if (device < 0 || device >= kMaxDevices || !device_facts(device).hopper) return 0;
   int cached = ctas[device].load(std::memory_order_acquire);
   if (cached != 0) return cached;
-  using T = Tile<Elem::f16, 128, 128>;
-  auto* kernel = hopper_gemm_kernel<Elem::f16, 128, 128, 4, false>;
   int found = 0;
-  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes) == cudaSuccess) {
-    cudaLaunchConfig_t probe = {};
-    cudaLaunchAttribute attr = {};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = 4;
-    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-    probe.gridDim = dim3(device_facts(device).sms / 4 * 4);
-    probe.blockDim = dim3(Groups<128, 128>::kThreads);
-    probe.dynamicSmemBytes = T::kSmemBytes;
-    probe.attrs = &attr;
-    probe.numAttrs = 1;
-    if (cudaOccupancyMaxActiveClusters(&found, kernel, &probe) != cudaSuccess) {
-      found = 0;
-      cudaGetLastError();  // the refusal is answered here: no later launch reports it as its own
-    }
-  } else {
-    cudaGetLastError();
+  if (opt_in_and_count_clusters<Elem::f16, 128, 128, 4, Cut::none>(device_facts(device).sms, found) != cudaSuccess) {
+    found = 0;
+    cudaGetLastError();  // the refusal is answered here: no later launch reports it as its own
   }
   found = found > 0 ? 4 * found : -1;  // -1: asked, none (cached as such)
   ctas[device].store(found, std::memory_order_release);
@@ -394,6 +401,7 @@ cudaError_t launch(Elem e, int tile_m, int tile_n, int cluster, int m, int n, in
           split.bytes < stream_workspace_bytes(tile_m, tile_n, m, n, split.stream_ctas))
         return cudaErrorInvalidValue;
     } else if (split.splits > (static_cast<long long>(k) + 63) / 64 ||
+               tile_count(m, n, tile_m, tile_n) * split.splits > INT_MAX ||  // split-K walks in 32 bits
                split.bytes < split_workspace_bytes(tile_m, tile_n, m, n, split.splits)) {
       return cudaErrorInvalidValue;
     }

@@ -1,5 +1,6 @@
 #pragma once
-// Split-K and stream-K for the 16-bit single-CTA instances (SplitK = true in hopper_gemm.cu): a CTA
+// Split-K and stream-K for the 16-bit single-CTA instances (Cut::split and Cut::stream in hopper_gemm.cu,
+// one instance each, `Walk` their SegmentsOf): a CTA
 // walks segments, each a run of one output tile's K blocks (k_segments.hpp: how the K loops are cut),
 // and tiles whose K is cut into several segments reduce them through global memory. Stream-K gives
 // every SM the same work whatever the tile count (93 tiles on 132 SMs leave 30% of them idle in one
@@ -35,8 +36,8 @@ constexpr int kSplitBarrier = 7;  // named barrier of all consumer threads (1..3
 
 // The producer thread: after producer_setup (with nothing primed), every K block of every segment
 // of this CTA, each into the next stage once the consumers have freed it.
-template <Elem E, int BM, int BN>
-__device__ __forceinline__ void produce_split(std::uint64_t* empty, Segments segments,
+template <Elem E, int BM, int BN, class Walk>
+__device__ __forceinline__ void produce_split(std::uint64_t* empty, Walk segments,
                                               const LoadStage<E, BM, BN, 1>& load_stage) {
   constexpr int kStages = Tile<E, BM, BN>::kStages;
   Ring<kStages> ring;
@@ -55,9 +56,9 @@ __device__ __forceinline__ void produce_split(std::uint64_t* empty, Segments seg
 // A consumer warp group's walk over this CTA's segments. `t` numbers the consumer threads of the
 // CTA (0 .. 128 x consumers); each writes and reads its own accumulator registers' elements of a
 // partial slot, 16 bytes at a time, a warp's 32 lanes on 512 contiguous bytes.
-template <Elem E, int BM, int BN>
+template <Elem E, int BM, int BN, class Walk>
 __device__ __forceinline__ void consume_split(Ring<Tile<E, BM, BN>::kStages>& ring, float (&acc)[BN / 2],
-                                              std::uint32_t full_at, Segments segments, int t,
+                                              std::uint32_t full_at, Walk segments, int t,
                                               const Issue<E, BM, BN>& issue,
                                               const Release<1>& release, const StoreTile<E, BM, BN>& store_tile,
                                               const FromAcc<E, BN>& from_acc, float* __restrict__ slots,
