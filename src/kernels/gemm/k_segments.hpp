@@ -3,11 +3,11 @@
 // free of CUDA so that the CPU tests check the partition: every (tile, K block) covered exactly once,
 // each cut tile's segments in K order with one workspace slot each.
 //   Split-K (splits >= 2): a unit of work is (output tile, split s), split s of S taking kb / S K
-//   blocks (one more for the first kb % S splits), in K order; the CTAs take units u = cta, cta + ctas, ... in lines: column by
-//   column (split s of a column's row tiles on neighbouring CTAs, sharing B's K range s) or, with
-//   `by_row`, row by row (sharing A's). Neighbours in launch order share L2 lookups; putting a tile's
-//   splits there instead (they share nothing) ran up to 1.28x the time (docs/kernels/hopper-gemm.md,
-//   "Split-K's order").
+//   blocks (one more for the first kb % S splits), in K order; the CTAs take units u = cta,
+//   cta + ctas, ... in lines: column by column (split s of a column's row tiles on neighbouring
+//   CTAs, sharing B's K range s) or, with `by_row`, row by row (sharing A's). Neighbours in launch
+//   order share L2 lookups; putting a tile's splits there instead (they share nothing) ran up to
+//   1.28x the time (docs/kernels/hopper-gemm.md, "Split-K's order").
 //   Stream-K (splits == 0): the CTAs run in groups of as many as there are tile rows; the groups
 //   divide the I = tile columns x kb (column, K block) iterations evenly as one sequence, group c
 //   taking [c I / groups, (c + 1) I / groups): whole columns where its range holds them, a segment
