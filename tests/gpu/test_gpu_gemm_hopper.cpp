@@ -302,6 +302,24 @@ TEST(SplitConfigs, LaunchAtAnotherShapeIsRefused) {
   EXPECT_EQ(kernels::launch_gemm(plan, call, nullptr), cudaErrorInvalidValue);
 }
 
+// Split-K walks its units (tile, split) in 32 bits (k_segments.hpp), so a launch with more than INT_MAX of
+// them is refused by hopper::launch's own checks, before any CUDA call (no device needed; a kernel
+// launched there would write partials through the fake workspace).
+TEST(SplitConfigs, UnitsPastInt32AreRefused) {
+  kernels::hopper::Split split;
+  split.counters = reinterpret_cast<unsigned*>(256);
+  split.slots = reinterpret_cast<float*>(256);
+  split.bytes = static_cast<std::size_t>(-1);
+  const int m = 1 << 20, n = 1 << 20, k = 1 << 17;  // 2^27 tiles of 128 x 64; up to 2048 splits
+  void* p = reinterpret_cast<void*>(256);
+  split.splits = 16;  // 2^31 units
+  EXPECT_EQ(kernels::hopper::launch(kernels::hopper::Elem::f16, 128, 64, 1, m, n, k, p, p, p, nullptr, nullptr, nullptr, split),
+            cudaErrorInvalidValue);
+  split.splits = 1 << 11;  // and far past it (a 64-bit product)
+  EXPECT_EQ(kernels::hopper::launch(kernels::hopper::Elem::bf16, 64, 128, 1, m, n, k, p, p, p, nullptr, nullptr, nullptr, split),
+            cudaErrorInvalidValue);
+}
+
 // Dimensions whose rounding up to a tile would overflow the kernel's int counts are refused with
 // the limit, pinned or auto (auto then takes the mma.sync kernel), before anything is allocated.
 TEST(HopperPlacement, DimensionsNearIntMaxAreRefused) {
