@@ -19,6 +19,7 @@
 #include "core/error.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu_test_support.hpp"
+#include "scoped_env.hpp"
 #include "verify/tolerance.hpp"
 #include "workloads/attention.hpp"
 
@@ -151,10 +152,7 @@ TEST(GpuFlashFp8, GrowingScoresMoveTheReferenceMax) {
 TEST(GpuFlashFp8, KeyBlocksOf224MatchTheReference) {
   ASSAY_REQUIRE_GPU();
   if (!hopper()) GTEST_SKIP() << "the FP8 kernel runs on compute capability 9.0 only";
-  struct Unset {
-    ~Unset() { unsetenv("ASSAY_FP8_BLOCK_KEYS"); }
-  } unset;
-  setenv("ASSAY_FP8_BLOCK_KEYS", "224", 1);
+  const ScopedEnv keys("ASSAY_FP8_BLOCK_KEYS", "224");
   std::mt19937 rng(17);
   for (int causal : {0, 1})
     // b·h large enough for the pre-pass (over 3 waves of work, a causal tile counting half).

@@ -16,6 +16,7 @@
 #include "kernels/gemm/hopper/hopper_gemm.hpp"
 #include "kernels/gemm/hopper/tensor_maps.hpp"
 #include "kernels/gemm/k_segments.hpp"
+#include "scoped_env.hpp"
 #include "verify/tolerance.hpp"
 #include "workloads/gemm.hpp"
 
@@ -239,17 +240,14 @@ TEST(SplitConfigs, RepeatedLaunchesGiveTheSameBits) {
 TEST(SplitConfigs, OrderPinnedByTheEnvironment) {
   ASSAY_REQUIRE_GPU();
   if (!device_is_hopper()) GTEST_SKIP() << "the Hopper kernel needs compute capability 9.0";
-  struct Restore {
-    ~Restore() { unsetenv("ASSAY_SPLIT_ORDER"); }
-  } restore;
   for (const char* order : {"row", "column"}) {
-    ASSERT_EQ(setenv("ASSAY_SPLIT_ORDER", order, 1), 0);
+    const ScopedEnv pinned("ASSAY_SPLIT_ORDER", order);
     for (const auto& [m, n] : {std::pair{296, 1000}, std::pair{1000, 296}}) {
       const std::string variant = check_shape("assay@wgmma_128x64_k3", DType::bf16, m, n, 4104, 312, 0);
       EXPECT_NE(variant.find(std::string(order) == "row" ? "_k3r_" : "_k3_"), std::string::npos) << order << " " << variant;
     }
   }
-  ASSERT_EQ(setenv("ASSAY_SPLIT_ORDER", "diagonal", 1), 0);
+  const ScopedEnv unknown("ASSAY_SPLIT_ORDER", "diagonal");
   kernels::GemmCall call;
   call.dtype = kernels::GemmDtype::f16;
   call.m = 300;

@@ -13,6 +13,7 @@
 #include "gpu/doctor.hpp"
 #include "gpu/nvml.hpp"
 #include "gpu/telemetry.hpp"
+#include "scoped_env.hpp"
 
 using namespace assay;
 using namespace assay::gpu;
@@ -53,23 +54,6 @@ const DoctorCheck& find(const std::vector<DoctorCheck>& checks, const std::strin
     if (c.name == name) return c;
   throw std::runtime_error("no check " + name);
 }
-
-// Sets an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_) setenv(name_, old_->c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 const nvml::Library& missing_nvml() {
   static const nvml::Library lib("libdoes-not-exist.so");

@@ -39,7 +39,8 @@ struct TileChoice {
   int tile_n = 256;
   int cluster = 1;  // CTAs per cluster (2: pairs multicasting B; 4: four row tiles sharing B)
   int splits = 1;   // CTAs sharing each tile's K blocks (split-K: f16/bf16, 128 x 128, 128 x 64, 64 x 128 alone)
-};  // (stream-K is a pinned configuration only: gemm_dispatch.cpp plans its grid with stream_k_ctas)
+  // (No stream-K: it is a pinned configuration only; gemm_dispatch.cpp plans its grid with stream_k_ctas.)
+};
 
 // The tile (and cluster size) with the least predicted time for an m x n output on `sms` SMs; k
 // (A's row pitch, as n is B's) decides whether the rows start on 32-byte sectors.
