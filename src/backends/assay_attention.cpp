@@ -168,6 +168,17 @@ int pinned_fp8_block_keys() {
   return std::stoi(v);
 }
 
+// ASSAY_FP8_VT=kernel or pass pins where the FP8 kernel transposes V (d <= 128: the producer warp
+// group, or the pre-pass), for the same kind of `assay ab`; unset, the keys per query tile choose.
+kernels::Fp8VtPin pinned_fp8_vt() {
+  const char* env = std::getenv("ASSAY_FP8_VT");
+  if (env == nullptr || *env == '\0') return kernels::Fp8VtPin::automatic;
+  const std::string v = env;
+  if (v == "kernel") return kernels::Fp8VtPin::in_kernel;
+  if (v == "pass") return kernels::Fp8VtPin::pre_pass;
+  throw InputError("ASSAY_FP8_VT='" + v + "': expected kernel or pass");
+}
+
 std::unique_ptr<Instance> make_fp8_instance(const AttentionProblem& p, const std::vector<HostTensor>& inputs,
                                             const std::string& config, const kernels::hopper::DeviceFacts& facts) {
   const bool automatic = config == "auto";
@@ -181,7 +192,7 @@ std::unique_ptr<Instance> make_fp8_instance(const AttentionProblem& p, const std
   return std::make_unique<FlashFp8Instance>(p, inputs,
                                             kernels::choose_flash_fp8_config(fp8_args(p, {}, nullptr, nullptr), facts.sms,
                                                                              automatic ? 0 : pinned.rows / 64,
-                                                                             pinned_fp8_block_keys()));
+                                                                             pinned_fp8_block_keys(), pinned_fp8_vt()));
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #pragma once
 // The sm_80 building blocks shared by the mma.sync kernels (the GEMM in gemm/mma_sync_gemm.cu,
 // the flash attention in attention/flash_attention_mma.cu), as inline PTX: cp.async copies,
-// ldmatrix fragment loads and the m16n8k16 tensor-core product. Kernel-local (anonymous
+// ldmatrix fragment loads and the m16n8k16 tensor-core product (the FP8 Hopper attention's V
+// transposition uses its ldmatrix.trans too). Kernel-local (anonymous
 // namespace): each translation unit gets its own inlined copy, as when they were written there.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

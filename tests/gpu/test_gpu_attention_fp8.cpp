@@ -78,25 +78,29 @@ TEST(GpuFlashFp8, MatchesTheDequantisedReference) {
       EXPECT_EQ(variant.rfind("flash_fp8_", 0), 0u) << name << " ran " << variant;
     }
   }
-  // Grids of over 3 waves: V transposed by the pre-pass at every d (the cases above take the
-  // in-kernel transposition at d <= 128).
-  for (auto [b, h, s, d, causal] : {std::tuple{8, 16, 1000, 64, 1}, std::tuple{4, 16, 777, 128, 0}}) {
-    const AttentionProblem p(b, h, s, d, causal != 0, DType::f8e4m3);
-    const std::string variant = expect_close(*find_backend("assay"), p, p.make_inputs(5), 0.03, 3000);
-    EXPECT_NE(variant.find("_vtpass"), std::string::npos) << variant;
-  }
+  // Grids of over 3 waves, V transposed by each path as ASSAY_FP8_VT pins it (the cases above, one
+  // wave, take the in-kernel transposition at d <= 128; unpinned, these would too: s <= 2048).
+  for (const char* vt : {"kernel", "pass"})
+    for (auto [b, h, s, d, causal] : {std::tuple{8, 16, 1000, 64, 1}, std::tuple{4, 16, 777, 128, 0}}) {
+      const ScopedEnv pin("ASSAY_FP8_VT", vt);
+      const AttentionProblem p(b, h, s, d, causal != 0, DType::f8e4m3);
+      const std::string variant = expect_close(*find_backend("assay"), p, p.make_inputs(5), 0.03, 3000);
+      EXPECT_EQ(variant.find("_vtpass") != std::string::npos, std::string(vt) == "pass") << variant;
+    }
 }
 
 TEST(GpuFlashFp8, SharpAttentionFollowsTheRightKey) {
   ASSAY_REQUIRE_GPU();
   if (!hopper()) GTEST_SKIP() << "the FP8 kernel runs on compute capability 9.0 only";
   std::mt19937 rng(7);
-  // b·h = 2: one wave (V transposed in the kernel at d <= 128); b·h = 512: the pre-pass. Each
-  // has its own key permutation to get right.
+  // b·h = 2: one wave, V transposed as the heuristic chooses (in the kernel at d <= 128); b·h =
+  // 512: many waves, each path pinned by ASSAY_FP8_VT. Each path has its own key permutation to
+  // get right; d = 256 has the pre-pass only.
   for (const char* name : {"assay@wgmma_m64", "assay@wgmma_m128"})
-    for (int bh : {2, 512})
+    for (auto [bh, vt] : {std::pair{2, ""}, std::pair{512, "kernel"}, std::pair{512, "pass"}})
       for (int d : {64, 128, 256})
         for (int causal : {0, 1}) {
+          const ScopedEnv pin("ASSAY_FP8_VT", vt);
           const int s = 300;
           const AttentionProblem p(1, bh, s, d, causal != 0, DType::f8e4m3);
           auto in = p.make_inputs(9);
@@ -115,7 +119,7 @@ TEST(GpuFlashFp8, SharpAttentionFollowsTheRightKey) {
           std::memcpy(in[3].data.data(), &two, sizeof two);
           std::memcpy(in[4].data.data(), &one, sizeof one);
           const std::string variant = expect_close(*find_backend(name), p, in, 0.03, bh > 2 ? 2000 : 0);
-          EXPECT_EQ(variant.find("_vtpass") != std::string::npos, bh > 2 || d == 256) << variant;
+          EXPECT_EQ(variant.find("_vtpass") != std::string::npos, std::string(vt) == "pass" || d == 256) << variant;
         }
 }
 
@@ -153,9 +157,9 @@ TEST(GpuFlashFp8, KeyBlocksOf224MatchTheReference) {
   ASSAY_REQUIRE_GPU();
   if (!hopper()) GTEST_SKIP() << "the FP8 kernel runs on compute capability 9.0 only";
   const ScopedEnv keys("ASSAY_FP8_BLOCK_KEYS", "224");
+  const ScopedEnv pre_pass("ASSAY_FP8_VT", "pass");  // the 224-key blocks read Vt from the pre-pass
   std::mt19937 rng(17);
   for (int causal : {0, 1})
-    // b·h large enough for the pre-pass (over 3 waves of work, a causal tile counting half).
     for (auto [bh, s] : {std::pair{1024, 1}, std::pair{1024, 223}, std::pair{512, 449}, std::pair{128, 1000},
                          std::pair{64, 2049}})
       for (bool growing : {false, true}) {

@@ -142,8 +142,8 @@ kernels::FlashFp8Args fp8(int heads, int s, int d, bool causal = false) {
 }  // namespace
 
 // The FP8 kernel: d 64, 128, 256; two consumers once 64-row blocks exceed one wave; V transposed
-// in the kernel up to 3 waves of work (d <= 128, a causal block counting half), by the pre-pass
-// beyond.
+// in the kernel (d <= 128) up to 2048 keys per query tile on average (a causal tile half of s), by
+// the pre-pass beyond.
 TEST(FlashFp8Heuristic, ConsumersAndTransposition) {
   EXPECT_EQ(kernels::flash_fp8_unsupported(8, 512, 64), "");
   EXPECT_EQ(kernels::flash_fp8_unsupported(1, 1, 256), "");
@@ -169,12 +169,33 @@ TEST(FlashFp8Heuristic, ConsumersAndTransposition) {
   const auto d256 = kernels::choose_flash_fp8_config(fp8(2, 300, 256), 132, 2);
   EXPECT_EQ(d256.consumers, 2);
   EXPECT_FALSE(d256.vt_in_kernel);
-  // 3 waves of 128-row blocks exactly (396 = 198 heads x 2 blocks): still in the kernel; causal
-  // blocks count half.
-  EXPECT_TRUE(kernels::choose_flash_fp8_config(fp8(198, 256, 128), 132, 2).vt_in_kernel);
-  EXPECT_FALSE(kernels::choose_flash_fp8_config(fp8(199, 256, 128), 132, 2).vt_in_kernel);
-  EXPECT_TRUE(kernels::choose_flash_fp8_config(fp8(199, 256, 128, true), 132, 2).vt_in_kernel);
-  EXPECT_FALSE(kernels::choose_flash_fp8_config(fp8(64, 4096, 128, true), 132).vt_in_kernel);
+  // In the kernel up to 2048 keys per query tile on average (causal: half of s), whatever the
+  // grid; the pre-pass beyond, however few the CTAs.
+  EXPECT_TRUE(kernels::choose_flash_fp8_config(fp8(256, 1024, 128), 132).vt_in_kernel);  // 15.5 waves
+  EXPECT_TRUE(kernels::choose_flash_fp8_config(fp8(2000, 512, 64), 132).vt_in_kernel);
+  EXPECT_TRUE(kernels::choose_flash_fp8_config(fp8(64, 2048, 128), 132).vt_in_kernel);
+  EXPECT_FALSE(kernels::choose_flash_fp8_config(fp8(64, 2049, 128), 132).vt_in_kernel);
+  EXPECT_FALSE(kernels::choose_flash_fp8_config(fp8(1, 2049, 64), 132).vt_in_kernel);  // under a wave
+  EXPECT_TRUE(kernels::choose_flash_fp8_config(fp8(64, 4096, 128, true), 132).vt_in_kernel);
+  EXPECT_FALSE(kernels::choose_flash_fp8_config(fp8(64, 4098, 128, true), 132).vt_in_kernel);
+  EXPECT_FALSE(kernels::choose_flash_fp8_config(fp8(4, 8192, 128, true), 132).vt_in_kernel);
+}
+
+// ASSAY_FP8_VT's pin overrides the automatic choice both ways, takes the 224-key block only where V
+// comes from the pre-pass, and cannot move d = 256 into the kernel.
+TEST(FlashFp8Heuristic, TranspositionPinned) {
+  using kernels::Fp8VtPin;
+  const auto kernel = kernels::choose_flash_fp8_config(fp8(32, 8192, 128), 132, 0, 0, Fp8VtPin::in_kernel);
+  EXPECT_TRUE(kernel.vt_in_kernel);
+  EXPECT_EQ(kernel.block_keys, 128);
+  EXPECT_EQ(kernel.name(128), "flash_fp8_wgmma_m128n128_d128");
+  // A pinned 224-key block needs the pre-pass: kept with it, dropped with the kernel.
+  EXPECT_EQ(kernels::choose_flash_fp8_config(fp8(32, 8192, 128), 132, 0, 224, Fp8VtPin::in_kernel).block_keys, 128);
+  const auto pass = kernels::choose_flash_fp8_config(fp8(8, 1024, 128), 132, 2, 224, Fp8VtPin::pre_pass);
+  EXPECT_FALSE(pass.vt_in_kernel);
+  EXPECT_EQ(pass.block_keys, 224);
+  EXPECT_FALSE(kernels::choose_flash_fp8_config(fp8(8, 512, 64), 132, 0, 0, Fp8VtPin::pre_pass).vt_in_kernel);
+  EXPECT_FALSE(kernels::choose_flash_fp8_config(fp8(2, 300, 256), 132, 0, 0, Fp8VtPin::in_kernel).vt_in_kernel);
 }
 
 // Key blocks of 224 or 128 (d = 128, two consumers, V by the pre-pass) by the cost model: 224 where
@@ -195,10 +216,10 @@ TEST(FlashFp8Heuristic, KeyBlocksByCost) {
   EXPECT_EQ(long8k.name(128), "flash_fp8_wgmma_m128n224_d128_vtpass");
   EXPECT_EQ(kernels::choose_flash_fp8_config(fp8(32, 8192, 128), 132, 0, 128).block_keys, 128);  // pinned
   EXPECT_EQ(kernels::choose_flash_fp8_config(fp8(64, 4096, 128), 132, 0, 224).block_keys, 224);
-  // No 224-key instance: d = 64 or 256, one consumer, V transposed in the kernel (one wave here).
+  // No 224-key instance: d = 64 or 256, one consumer, V transposed in the kernel (2048 keys here).
   EXPECT_EQ(kernels::choose_flash_fp8_config(fp8(32, 8192, 64), 132, 0, 224).block_keys, 128);
   EXPECT_EQ(kernels::choose_flash_fp8_config(fp8(16, 8192, 256), 132).block_keys, 128);
   EXPECT_EQ(kernels::choose_flash_fp8_config(fp8(32, 8192, 128), 132, 1).block_keys, 128);
-  EXPECT_EQ(kernels::choose_flash_fp8_config(fp8(1, 8192, 128), 132, 2, 224).block_keys, 128);
+  EXPECT_EQ(kernels::choose_flash_fp8_config(fp8(1, 2048, 128), 132, 2, 224).block_keys, 128);
 }
 #endif

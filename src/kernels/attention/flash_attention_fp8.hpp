@@ -44,10 +44,16 @@ struct FlashFp8Config {
 // the reason. It runs on compute capability 9.0 only.
 std::string flash_fp8_unsupported(long long heads, long long s, long long d);
 
-// The configuration for this shape on `sm_count` SMs; `consumers` > 0 pins that count, and
+// Where V is transposed: chosen by the keys a query tile sees, or pinned (for an `assay ab` of
+// one binary).
+enum class Fp8VtPin { automatic, in_kernel, pre_pass };
+
+// The configuration for this shape on `sm_count` SMs; `consumers` > 0 pins that count,
 // `block_keys` 128 or 224 pins the key block where the 224-key instance applies (d = 128, two
-// consumers, V by the pre-pass); 0 chooses it by fp8_block_keys_by_cost.
-FlashFp8Config choose_flash_fp8_config(const FlashFp8Args& a, int sm_count, int consumers = 0, int block_keys = 0);
+// consumers, V by the pre-pass; 0 chooses it by fp8_block_keys_by_cost), and `vt` where V is
+// transposed (d = 256 has the pre-pass only: a pin to the kernel there is ignored).
+FlashFp8Config choose_flash_fp8_config(const FlashFp8Args& a, int sm_count, int consumers = 0, int block_keys = 0,
+                                       Fp8VtPin vt = Fp8VtPin::automatic);
 
 // 224 or 128: the key block a cost model prefers for length s (flash_dispatch.cpp explains it).
 int fp8_block_keys_by_cost(long long s, bool causal);

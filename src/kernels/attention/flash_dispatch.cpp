@@ -149,7 +149,7 @@ int fp8_block_keys_by_cost(long long s, bool causal) {
   return cost[1] < cost[0] * 0.98 ? 224 : 128;
 }
 
-FlashFp8Config choose_flash_fp8_config(const FlashFp8Args& a, int sm_count, int consumers, int block_keys) {
+FlashFp8Config choose_flash_fp8_config(const FlashFp8Args& a, int sm_count, int consumers, int block_keys, Fp8VtPin vt) {
   FlashFp8Config c;
   // One consumer warp group (64-row CTAs) while those CTAs fit one wave, two (128-row CTAs, sharing
   // each K/V block) beyond. The one-consumer instances hold 140-173 registers at 256 threads, one
@@ -163,16 +163,21 @@ FlashFp8Config choose_flash_fp8_config(const FlashFp8Args& a, int sm_count, int 
   // tiles of a causal second wave.
   const long long small_ctas = static_cast<long long>(a.heads) * ((a.s + 63) / 64);
   c.consumers = consumers > 0 ? consumers : (small_ctas > sm_count ? 2 : 1);
-  // V's transposition: in the kernel while the grid is at most 3 waves of work (a causal block
-  // counts half), where a pre-pass's launch and DRAM round trip cost more than the producer's
-  // transposition slows the consumers; beyond, the pre-pass. Measured (cold, µs, in-kernel
-  // against pre-pass): 8.8 / 11.8 at (1, 8, 512, 64); 1 wave 25.1 / 27.1 (d 128) and 13.2 / 15.1
-  // (d 64); 2 waves 42.7 / 43.7 and 21.9 / 23.0; 4 waves 77.2 / 75.3 and 39.1 / 39.0, causal
-  // (2 waves of work) 30.6 / 32.5; 8 waves 144.2 / 136.0 and 74.1 / 70.4; (4, 16, 4096, 128)
-  // 896 / 715. d = 256: pre-pass only.
-  const long long blocks = static_cast<long long>(a.heads) * ((a.s + 64 * c.consumers - 1) / (64 * c.consumers));
-  const double waves = static_cast<double>(blocks) * (a.causal ? 0.5 : 1.0) / sm_count;
-  c.vt_in_kernel = a.d <= 128 && waves <= 3.0;
+  // V's transposition. The pre-pass is one pass over V, b·h·s·d bytes, the kernel's work b·h·s²·d
+  // (half when causal): the pre-pass's share falls as the keys a query tile sees grow, while the
+  // in-kernel transposition costs each key block about the same (the producer's ldmatrix/stmatrix
+  // work and its wait on the ring). Measured (H200, `assay ab`, 6 rounds, in the kernel against the
+  // pre-pass, time ratio): keys per tile 1024 (4, 16, 1024, d 64 / 128) 0.886 / 0.882; 2048 ((4,
+  // 16, 4096, 128) causal) 0.99, level; 4096: 1.044 non-causal, 1.063 ((2, 16, 8192) causal); 8192
+  // 1.144 (against the pre-pass's 224-key blocks). So the kernel up to 2048 keys per tile on
+  // average, whatever the grid: the share argument does not depend on it, and small grids at
+  // short lengths favour the kernel more (the older transposition already won there: 1 wave
+  // (1, h, 1024, 128) 25.1 / 27.1 µs, 2 waves 42.7 / 43.7). d = 256: the
+  // pre-pass only (the transposition takes one swizzle atom across d, and a 3-stage ring with its
+  // staging slots would not fit in shared memory).
+  const double keys_per_tile = static_cast<double>(a.s) * (a.causal ? 0.5 : 1.0);
+  const bool in_kernel_pays = keys_per_tile <= 2048.0;
+  c.vt_in_kernel = a.d <= 128 && (vt == Fp8VtPin::automatic ? in_kernel_pays : vt == Fp8VtPin::in_kernel);
   if (a.d == 128 && c.consumers == 2 && !c.vt_in_kernel)
     c.block_keys = block_keys == 128 || block_keys == 224 ? block_keys : fp8_block_keys_by_cost(a.s, a.causal);
   return c;

@@ -1,20 +1,21 @@
 // FP8 (e4m3) flash attention forward for Hopper (sm_90a), d = 64, 128 or 256, bf16 out.
 //
 // The 16-bit kernel's structure (flash_hopper.cu): one producer warp group issuing TMA, C = 1
-// or 2 consumer warp groups of 64 query rows, a 2-stage ring of K and V blocks with separate
-// full/empty barriers, online softmax in registers. Blocks of 128 keys, or 224 (d = 128, two
-// consumers, Vt from the pre-pass) where a cost model says the softmax's fixed work per block,
-// spread over 1.75x the keys, outweighs the keys a partial last block masks (flash_dispatch.cpp,
-// fp8_block_keys_by_cost: 4-5% fewer cycles from 4k keys non-causal). What FP8 changes:
+// or 2 consumer warp groups of 64 query rows, a ring of K and V blocks (2 stages, 3 when V is
+// transposed in the kernel) with separate full/empty barriers, online softmax in registers.
+// Blocks of 128 keys, or 224 (d = 128, two consumers, Vt from the pre-pass) where a cost model
+// says the softmax's fixed work per block, spread over 1.75x the keys, outweighs the keys a
+// partial last block masks (flash_dispatch.cpp, fp8_block_keys_by_cost: 4-5% fewer cycles from
+// 4k keys non-causal). What FP8 changes:
 //
 //   K-major only  FP8 wgmma takes no transpose bit: both operands of S = Q·Kᵀ are K-major (d
 //                 contiguous, as stored), and P·V needs V with the key contiguous: Vt [d][key].
 //                 Two ways, chosen per shape (FlashFp8Config::vt_in_kernel):
 //                 - in the kernel: TMA brings a V block [128 keys][d] into a staging slot, the
-//                   128 producer threads write it as Vt (16-byte loads, 4x4 byte transposes)
-//                   in the 128-byte-swizzled K-major layout the wgmma reads, and one arrival
-//                   marks the Vt slot full. No extra launch or DRAM pass, but the producer's
-//                   transposition is slower than the consumers at long sequences;
+//                   producer warp group writes it as Vt (ldmatrix.trans, a byte permute,
+//                   stmatrix: transpose_v_block) in the 128-byte-swizzled K-major layout the
+//                   wgmma reads, and one arrival marks the Vt slot full. No extra launch or
+//                   DRAM pass, but per block it costs the consumers 4-14% at 4k-8k keys;
 //                 - a pre-pass (transpose_v, inside the call) writes Vt [b·h][d][s padded to
 //                   128] to the workspace, zeros past s, and the kernel loads Vt blocks by TMA:
 //                   one more launch and 2x V's bytes (30 µs of 720 at (4, 16, 4096, 128), 4 µs
@@ -52,6 +53,7 @@
 #include "kernels/gemm/hopper/hopper_ptx.cuh"
 #include "kernels/gemm/hopper/tensor_maps.hpp"
 #include "kernels/gemm/hopper/wgmma_ops.cuh"
+#include "kernels/mma_sync_ptx.cuh"
 
 namespace assay::kernels {
 
@@ -76,15 +78,11 @@ using hopper::wgmma_wait;
 // the in-kernel transposition takes K/V blocks of exactly it; the kernel's K/V blocks (kBN) are
 // 128 or, on the pre-pass path at d = 128, 224 keys (two Vt atoms, the second 96 keys used).
 constexpr int kVtKeys = 128;
-constexpr int kStages = 2;
 // setmaxnreg moves registers within the block's allocation, 168 x 384 (the launch bound), so
-// producer + 2 x consumer <= 504: a claim beyond it waits forever. A TMA issuer needs 24; a
-// producer that transposes V 56 (its 16-byte loads and 4x4 transposes), leaving the consumers 224, which
-// d <= 128 fits without spills (d = 256 needs 240: it transposes in a pre-pass only).
-template <bool kVtInKernel>
-constexpr int kProducerRegs = kVtInKernel ? 56 : 24;
-template <bool kVtInKernel>
-constexpr int kConsumerRegs = kVtInKernel ? 224 : 240;
+// producer + 2 x consumer <= 504: a claim beyond it waits forever. The producer, a TMA issuer
+// that may also transpose V (ldmatrix/stmatrix), keeps 24; the consumers take 240.
+constexpr int kProducerRegs = 24;
+constexpr int kConsumerRegs = 240;
 constexpr float kPShift = 8.0f;  // P = 2^(x - m + 8) <= 2^(8 + lag) < 448, e4m3's largest (header)
 // FlashAttention-4's conditional rescale (move_reference_max) from d = 128: 2-3% fewer cycles at
 // d = 128, about 1% at d = 256 (AMBIGUOUS); at d = 64, whose O is 32 registers a thread, the warp vote costs more
@@ -94,10 +92,13 @@ constexpr bool kLazyRescale = kD >= 128;
 template <int kD>
 constexpr float kMaxLag = kLazyRescale<kD> ? 0.5f : 0.0f;
 
-using Ring = hopper::Ring<kStages>;
-
 template <int kD, int C, bool kVtInKernel, int kBN>
 struct Layout {
+  // K/Vt ring stages. V transposed in the kernel: 3, so that the producer may transpose block j
+  // while the consumers still read Vt of j - 2 (with 2 it had half a block's time, and the
+  // consumers waited: 3 took 2-4% off the long shapes, 4 nothing more); with Vt from the
+  // pre-pass 2 (4 measured the same).
+  static constexpr int kStages = kVtInKernel ? 3 : 2;
   static constexpr int kRowBytes = kD < 128 ? kD : 128;  // one swizzle row of Q or K
   static constexpr int kAtoms = kD / kRowBytes;          // swizzled sub-tiles across d
   static constexpr std::uint64_t kSwizzle = kRowBytes == 128 ? 1 : 2;  // descriptor: 128 B or 64 B
@@ -111,6 +112,8 @@ struct Layout {
   static constexpr int kStagingOffset = kQBytes + kStages * kStageBytes;  // V as loaded (in-kernel transpose)
   static constexpr int kBarrierOffset = kStagingOffset + (kVtInKernel ? kStages * kKBytes : 0);
   static constexpr int kSmemBytes = kBarrierOffset + 8 * (1 + 5 * kStages) + 1024;
+  static_assert(kQBytes % 1024 == 0 && kStageBytes % 1024 == 0 && kKBytes % 1024 == 0,
+                "K, Vt and staged V slots 1024-byte aligned (the swizzle atoms; transpose_v_block)");
   static constexpr int kThreads = 128 * (C + 1);
   static_assert(kSmemBytes <= 227 * 1024, "the ring and Q exceed shared memory");
 };
@@ -167,51 +170,45 @@ __global__ void __launch_bounds__(256) transpose_v(const std::uint8_t* __restric
   }
 }
 
-// Byte offset of (key, col) in a staged V block: TMA's swizzled atoms of 128 keys x kRB bytes
-// (the 128-byte swizzle XORs address bits 4-6 with bits 7-9, the 64-byte one bits 4-5 with 7-8).
-template <int kRB>
-__device__ __forceinline__ int staged_offset(int key, int col) {
-  const int atom = col / kRB, c = col % kRB;
-  const int chunk = (c >> 4) ^ (kRB == 128 ? (key & 7) : ((key >> 1) & 3));
-  return atom * (kVtKeys * kRB) + key * kRB + chunk * 16 + (c & 15);
-}
-
-// The producer warp group's transpose of one staged V block into a Vt slot (header). Item
-// (q, c): keys vt_key(4q + 0..3) = base + {0, 1, 8, 9} at d bytes 16c..16c+15 (four 16-byte
-// loads) become bytes 4q..4q+3 of Vt rows 16c..16c+15 (four 4x4 byte transposes). Lanes take
-// 16 q by 2 c: 2-way bank conflicts on both sides.
-__device__ __forceinline__ void transpose4x4(const std::uint32_t (&r)[4], std::uint32_t (&c)[4]) {
-  const std::uint32_t t0 = __byte_perm(r[0], r[1], 0x5140), t1 = __byte_perm(r[0], r[1], 0x7362);
-  const std::uint32_t t2 = __byte_perm(r[2], r[3], 0x5140), t3 = __byte_perm(r[2], r[3], 0x7362);
-  c[0] = __byte_perm(t0, t2, 0x5410);
-  c[1] = __byte_perm(t0, t2, 0x7632);
-  c[2] = __byte_perm(t1, t3, 0x5410);
-  c[3] = __byte_perm(t1, t3, 0x7632);
-}
-
+// The producer warp group's transpose of one staged V block into a Vt slot (header), as
+// FlashAttention-3 does it: a unit is 32 keys by 16 bytes of d. ldmatrix.x4.trans reads it as four
+// 8 x 8 b16 matrices (keys 32g + 8i..8i+7, lane l addressing key 32g + 8(l/8) + l%8), leaving lane
+// l the b16 column l/4 (d bytes 16c + 2(l/4), +1) of keys 32g + 8i + 2(l%4), +1: matrices 2h and
+// 2h + 1 together hold, per d byte, exactly the four keys that Vt's permuted logical positions
+// 16h + 4(l%4)..+3 hold (vt_key), so one byte permute per d row makes the 4-byte word, and
+// stmatrix.x4 writes the four 8-row matrices (even and odd d rows, by h) into the 128-byte-swizzled
+// Vt rows. Six instructions a 512-byte unit and a handful of registers: the producer keeps the 24
+// that leave the consumers 240 (the pre-pass build with its consumers cut to 224 ran 7-10% slower
+// at 128-key blocks; the 16-byte-load transposition this replaced needed 56 producer registers,
+// and its path ran 23-42% slower than the pre-pass at long sequences).
 template <int kD, int kRB>
-__device__ __forceinline__ void transpose_v_block(const unsigned char* staged, unsigned char* vt, int tid) {
-  constexpr int kChunks = kD / 16;
+__device__ __forceinline__ void transpose_v_block(std::uint32_t staged, std::uint32_t vt, int tid) {
+  static_assert(kRB == kD, "one swizzle atom across d (d <= 128)");
+  // ldmatrix and stmatrix are .aligned: the whole warp converged. Warp 0's lane 0 may come from
+  // issuing a K load (load_k's wait) while its other lanes went straight to the block's waits.
+  __syncwarp();
+  // Warp w takes the 32-key group g = w and every chunk c of d; everything but c is fixed per lane.
+  const int g = tid / 32, lane = tid % 32, m = lane / 8, r = lane % 8;
+  // The staged block is TMA's swizzled atom of 128 keys x kRB bytes: the 128-byte swizzle XORs
+  // address bits 4-6 with bits 7-9 (the key's low 3 bits), the 64-byte one bits 4-5 with 7-8 (key
+  // bits 1-2). That term depends on r only, and in the row's address the bits it XORs (4-6, or
+  // 4-5) are clear (the slot is 1024-byte aligned, rows kRB bytes), so the XOR applies to the
+  // address: chunk c of key 32g + 8m + r (ldmatrix's matrix m, row r) is at ld ^ 16c.
+  const std::uint32_t ld = (staged + (32 * g + 8 * m + r) * kRB) ^ ((kRB == 128 ? r : (r >> 1) & 3) << 4);
+  // stmatrix's matrix m, row r: d row 16c + 2r + (m % 2), logical keys 32g + 16(m / 2)..+15 (one
+  // 16-byte chunk of the Vt row).
+  const int e = 2 * r + (m & 1);  // the d row within the chunk's 16, and its swizzle row (e % 8)
+  const std::uint32_t st = vt + e * 128 + (((2 * g + (m >> 1)) ^ (e % 8)) * 16);
 #pragma unroll 1
-  for (int it = tid; it < 32 * kChunks; it += 128) {
-    const int rest = it / 32;
-    const int q = (rest % 2) * 16 + it % 16, c = (rest / 2) * 2 + (it / 16) % 2;
-    const int base = vt_key(4 * q);
-    uint4 in[4];
+  for (int c = 0; c < kD / 16; ++c) {
+    std::uint32_t in[4], out[4];
+    ldmatrix_x4_trans(in, ld ^ (c << 4));
 #pragma unroll
-    for (int k = 0; k < 4; ++k)
-      in[k] = *reinterpret_cast<const uint4*>(staged + staged_offset<kRB>(base + (k & 1) + 8 * (k >> 1), 16 * c));
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const std::uint32_t rows[4] = {(&in[0].x)[i], (&in[1].x)[i], (&in[2].x)[i], (&in[3].x)[i]};
-      std::uint32_t cols[4];
-      transpose4x4(rows, cols);
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const int e = 16 * c + 4 * i + j;  // Vt row: 128 bytes, 128-byte swizzle
-        *reinterpret_cast<std::uint32_t*>(vt + e * 128 + (((q / 4) ^ (e % 8)) * 16) + (q % 4) * 4) = cols[j];
-      }
+    for (int h = 0; h < 2; ++h) {
+      out[2 * h] = __byte_perm(in[2 * h], in[2 * h + 1], 0x6420);      // even d byte: keys k, k+1, k+8, k+9
+      out[2 * h + 1] = __byte_perm(in[2 * h], in[2 * h + 1], 0x7531);  // odd d byte
     }
+    hopper::stmatrix_x4(st + c * 16 * 128, out);
   }
 }
 
@@ -228,6 +225,8 @@ __global__ void __launch_bounds__(Layout<kD, C, kVtInKernel, kBN>::kThreads, 1)
                      const float* __restrict__ v_descale, int per_head, int s, int causal, float scale_log2) {
   using L = Layout<kD, C, kVtInKernel, kBN>;
   constexpr int kRB = L::kRowBytes;
+  constexpr int kStages = L::kStages;
+  using Ring = hopper::Ring<kStages>;
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem =
       reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
@@ -264,29 +263,27 @@ __global__ void __launch_bounds__(Layout<kD, C, kVtInKernel, kBN>::kThreads, 1)
   __syncthreads();
 
   if (warp_group == 0) {
-    if constexpr (C > 1) hopper::regs_release<kProducerRegs<kVtInKernel>>();
-    auto* bars = reinterpret_cast<std::uint64_t*>(smem + L::kBarrierOffset);
-    Ring rk;
+    if constexpr (C > 1) hopper::regs_release<kProducerRegs>();
     // Thread 0 issues every TMA: Q, K one block ahead of the consumers' use, V into the staging
-    // slot of its Vt slot (block j in slot j % kStages of both).
+    // slot of its Vt slot. Block j is in slot j % kStages of both, in the slot's use j / kStages:
+    // stage and phase come from j, which keeps the producer's live registers within its 24.
     auto load_k = [&](int block) {
-      mbar_wait(empty_k + 8 * rk.stage, rk.phase ^ 1);
-      const std::uint32_t dst = skv + rk.stage * L::kStageBytes;
-      mbar_arrive_expect_tx(&bars[1 + rk.stage], L::kKBytes);
+      const int stage = block % kStages;
+      mbar_wait(empty_k + 8 * stage, ((block / kStages) & 1) ^ 1);
+      mbar_arrive_expect_tx(full_k + 8 * stage, L::kKBytes);
 #pragma unroll
       for (int a = 0; a < L::kAtoms; ++a)
-        tma_load_3d(dst + a * kBN * kRB, &map_k, full_k + 8 * rk.stage, a * kRB, block * kBN, head);
-      rk.advance();
+        tma_load_3d(skv + stage * L::kStageBytes + a * kBN * kRB, &map_k, full_k + 8 * stage, a * kRB, block * kBN, head);
     };
     auto load_v = [&](int block, int slot) {
       const std::uint32_t dst = sq + L::kStagingOffset + slot * L::kKBytes;
-      mbar_arrive_expect_tx(&bars[1 + 4 * kStages + slot], L::kKBytes);
+      mbar_arrive_expect_tx(staged_full + 8 * slot, L::kKBytes);
 #pragma unroll
       for (int a = 0; a < L::kAtoms; ++a)
         tma_load_3d(dst + a * kBN * kRB, &map_v, staged_full + 8 * slot, a * kRB, block * kBN, head);
     };
     if (tid == 0) {
-      mbar_arrive_expect_tx(&bars[0], L::kQBytes);
+      mbar_arrive_expect_tx(q_full, L::kQBytes);
 #pragma unroll
       for (int a = 0; a < L::kAtoms; ++a) tma_load_3d(sq + a * L::kQRows * kRB, &map_q, q_full, a * kRB, q0, head);
       load_k(0);
@@ -300,7 +297,7 @@ __global__ void __launch_bounds__(Layout<kD, C, kVtInKernel, kBN>::kThreads, 1)
         for (int j = 0; j < kv_blocks; ++j) {
           if (j + 1 < kv_blocks) load_k(j + 1);
           mbar_wait(empty_v + 8 * rv.stage, rv.phase ^ 1);
-          mbar_arrive_expect_tx(&bars[1 + kStages + rv.stage], L::kVtBytes);
+          mbar_arrive_expect_tx(full_v + 8 * rv.stage, L::kVtBytes);
 #pragma unroll
           for (int a = 0; a < L::kVtAtoms; ++a)
             tma_load_3d(skv + rv.stage * L::kStageBytes + L::kKBytes + a * kVtKeys * kD, &map_v, full_v + 8 * rv.stage,
@@ -308,31 +305,31 @@ __global__ void __launch_bounds__(Layout<kD, C, kVtInKernel, kBN>::kThreads, 1)
           rv.advance();
         }
       }
-      return;
-    }
-    if (tid == 0)
-      for (int j = 0; j < kStages && j < kv_blocks; ++j) load_v(j, j);
-    Ring rv;
-    for (int j = 0; j < kv_blocks; ++j) {
-      if (tid == 0 && j + 1 < kv_blocks) load_k(j + 1);
-      mbar_wait(staged_full + 8 * rv.stage, rv.phase);
-      mbar_wait(empty_v + 8 * rv.stage, rv.phase ^ 1);
-      transpose_v_block<kD, kRB>(smem + L::kStagingOffset + rv.stage * L::kKBytes,
-                                 smem + L::kQBytes + rv.stage * L::kStageBytes + L::kKBytes, tid);
-      // The generic-proxy writes of Vt before the wgmmas (async proxy) read them; the staging
-      // slot's reads before the next TMA overwrites it.
-      hopper::fence_proxy_async_smem();
-      producer_sync();
-      if (tid == 0) {
-        mbar_arrive(full_v + 8 * rv.stage);
-        if (j + kStages < kv_blocks) load_v(j + kStages, rv.stage);
+    } else {
+      if (tid == 0)
+        for (int j = 0; j < kStages && j < kv_blocks; ++j) load_v(j, j);
+      for (int j = 0; j < kv_blocks; ++j) {
+        if (tid == 0 && j + 1 < kv_blocks) load_k(j + 1);
+        const int stage = j % kStages;
+        const unsigned phase = (j / kStages) & 1;
+        mbar_wait(staged_full + 8 * stage, phase);
+        mbar_wait(empty_v + 8 * stage, phase ^ 1);
+        transpose_v_block<kD, kRB>(sq + L::kStagingOffset + stage * L::kKBytes, skv + stage * L::kStageBytes + L::kKBytes,
+                                   tid);
+        // The generic-proxy writes of Vt before the wgmmas (async proxy) read them; the staging
+        // slot's reads before the next TMA overwrites it.
+        hopper::fence_proxy_async_smem();
+        producer_sync();
+        if (tid == 0) {
+          mbar_arrive(full_v + 8 * stage);
+          if (j + kStages < kv_blocks) load_v(j + kStages, stage);
+        }
       }
-      rv.advance();
     }
     return;
   }
 
-  if constexpr (C > 1) hopper::regs_claim<kConsumerRegs<kVtInKernel>>();
+  if constexpr (C > 1) hopper::regs_claim<kConsumerRegs>();
   const int consumer = warp_group - 1;
   const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
   const int warp_row0 = q0 + consumer * 64 + warp * 16;

@@ -38,9 +38,11 @@ __device__ __forceinline__ void mbar_init_fence() {
 }
 
 // One arrival that also announces `bytes` of TMA transactions this phase must receive.
+__device__ __forceinline__ void mbar_arrive_expect_tx(std::uint32_t bar, std::uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
 __device__ __forceinline__ void mbar_arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)), "r"(bytes)
-               : "memory");
+  mbar_arrive_expect_tx(smem_u32(bar), bytes);
 }
 
 // The barrier functions also take the shared-memory address itself: a loop that indexes a
@@ -160,6 +162,14 @@ __device__ __forceinline__ void fence_proxy_async_smem() {
 __device__ __forceinline__ void st_shared_v4(void* p, std::uint32_t a, std::uint32_t b, std::uint32_t c,
                                              std::uint32_t d) {
   asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(smem_u32(p)), "r"(a), "r"(b), "r"(c), "r"(d)
+               : "memory");
+}
+
+// Four 8 x 8 b16 matrices from the warp's registers to shared memory (lanes 8i..8i+7 address
+// matrix i's rows; lane l's register i is row l/4, columns 2(l%4), +1 of matrix i). sm_90.
+__device__ __forceinline__ void stmatrix_x4(std::uint32_t addr, const std::uint32_t (&r)[4]) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r[0]), "r"(r[1]),
+               "r"(r[2]), "r"(r[3])
                : "memory");
 }
 
