@@ -70,7 +70,12 @@ bool ExternalBackend::supports(const std::string& workload, DType dtype) const {
 
 std::vector<std::string> ExternalBackend::command() const {
   if (const char* env = std::getenv(spec_.env_var.c_str()); env && *env) {
-    auto words = split_command(env);
+    std::vector<std::string> words;
+    try {
+      words = split_command(env);
+    } catch (const InputError& e) {
+      throw InputError(spec_.env_var + ": " + e.what());
+    }
     if (words.empty()) throw SkipError(spec_.env_var + " is set but empty");
     return words;
   }

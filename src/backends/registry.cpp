@@ -1,11 +1,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <regex>
 
 #include "backends/cpu_gemm.hpp"
 #include "backends/external_backend.hpp"
 #include "backends/lazy_graph.hpp"
+#include "core/text_syntax.hpp"
 #ifdef ASSAY_HAVE_CUDA
 #include "backends/assay_backend.hpp"
 #include "backends/cublaslt_mlp.hpp"
@@ -103,13 +103,12 @@ bool is_python_callable_name(const std::string& name) { return name.rfind("py:",
 
 std::string python_callable_name_error(const std::string& name) {
   // Dotted Python identifiers: the module as `import` takes it, the attribute path in it.
-  static const std::regex dotted(R"([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)");
   const std::string rest = name.substr(3);
   const auto colon = rest.find(':');
   if (colon == std::string::npos || rest.find(':', colon + 1) != std::string::npos)
     return "a Python callable backend is py:MODULE:FUNCTION (e.g. py:my_pkg.kernels:sdpa)";
-  if (!std::regex_match(rest.substr(0, colon), dotted)) return "'" + rest.substr(0, colon) + "' is not a module name";
-  if (!std::regex_match(rest.substr(colon + 1), dotted))
+  if (!is_dotted_identifier(rest.substr(0, colon))) return "'" + rest.substr(0, colon) + "' is not a module name";
+  if (!is_dotted_identifier(rest.substr(colon + 1)))
     return "'" + rest.substr(colon + 1) + "' is not a function name";
   return {};
 }

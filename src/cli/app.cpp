@@ -2,6 +2,7 @@
 // library, print), errors mapped to the documented exit codes.
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -81,6 +82,12 @@ int run_cli(int argc, char** argv) {
     } catch (const assay::Error& e) {
       std::cerr << "assay: error: " << e.what() << "\n";
       return static_cast<int>(e.code());
+    } catch (const std::filesystem::filesystem_error& e) {
+      // A path given that the system refuses (a name over 255 bytes, no permission to search a
+      // folder, a symlink loop): bad input, named, rather than an internal error.
+      std::cerr << "assay: error: " << (e.path1().empty() ? std::string() : "'" + e.path1().string() + "': ")
+                << e.code().message() << "\n";
+      return static_cast<int>(ExitCode::bad_input);
     } catch (const std::exception& e) {
       std::cerr << "assay: internal error: " << e.what() << "\n";
       return static_cast<int>(ExitCode::internal);

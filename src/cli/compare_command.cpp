@@ -34,6 +34,7 @@ Action add_compare_command(CLI::App& app) {
     resolve_gate_flags(*f);
     f->options.filter = s->filter;
     const std::string history = store::history_path(s->history);
+    refuse_outputs_over(*f, {s->base, s->cand, history});
     const store::RunSet base = store::load_run_set(s->base, history);
     const store::RunSet cand = store::load_run_set(s->cand, history);
     // A profile document's calls ran under the profiler and were not timed: nothing to compare.

@@ -6,6 +6,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "report/compare_outputs.hpp"
+#include "store/document_file.hpp"
 
 namespace assay::cli {
 
@@ -27,7 +28,7 @@ std::shared_ptr<GateFlags> add_gate_flags(CLI::App& app) {
   app.add_option("--floor", f->floor_pct, "practical floor in %: smaller changes are SAME")->capture_default_str();
   app.add_option("--alpha", t.alpha, "false-alarm rate: the test's p must be below it")->capture_default_str();
   app.add_option("--confidence", t.confidence, "confidence of the intervals")->capture_default_str();
-  app.add_option("--resamples", t.resamples, "bootstrap resamples of the ratio of medians")->capture_default_str();
+  app.add_option("--resamples", t.resamples, "bootstrap resamples of the ratio of medians (100 to 1000000)")->capture_default_str();
   app.add_option("--metric", f->metric,
                  "time or cycles (time x the probed SM clock; lower is better), tflops or gbs (higher is better)")
       ->check(CLI::IsMember({"time", "tflops", "gbs", "cycles"}))
@@ -60,7 +61,8 @@ void resolve_gate_flags(GateFlags& f) {
   if (!(f.floor_pct >= 0 && f.floor_pct < 100)) throw InputError("--floor: a percentage in [0, 100)");
   if (!(th.alpha > 0 && th.alpha < 1)) throw InputError("--alpha: a probability in (0, 1)");
   if (!(th.confidence > 0 && th.confidence < 1)) throw InputError("--confidence: a probability in (0, 1)");
-  if (th.resamples < 100) throw InputError("--resamples: at least 100");
+  // Each resample holds a case's medians: the bound keeps memory and time in reason.
+  if (th.resamples < 100 || th.resamples > 1000000) throw InputError("--resamples: between 100 and 1000000");
   th.floor = f.floor_pct / 100.0;
   f.options.metric = *compare::parse_metric(f.metric);
   f.options.normalize_peak = f.normalize == "peak";
@@ -68,6 +70,32 @@ void resolve_gate_flags(GateFlags& f) {
   for (const auto& v : f.fail_on) f.rules.fail_on.insert(verdict_flag("--fail-on", v));
   if (!f.require.empty()) f.rules.require = verdict_flag("--require", f.require);
   f.rules.gate_single_session = f.gate_single_session;
+}
+
+bool output_replaces(const std::string& out, const std::string& arg) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (arg.empty() || !fs::exists(arg, ec)) return false;
+  if (fs::equivalent(out, arg, ec)) return true;
+  if (!fs::is_directory(arg, ec) || !store::has_document_name(out) || !fs::is_regular_file(out, ec)) return false;
+  const fs::path parent = fs::absolute(out, ec).parent_path();
+  return fs::equivalent(parent, arg, ec) || fs::equivalent(parent.parent_path(), arg, ec);
+}
+
+void refuse_outputs_over(const GateFlags& f, const std::vector<std::string>& inputs) {
+  std::vector<std::pair<std::string, std::string>> given;  // flag, path
+  for (const auto& [opt, path] : f.outputs)
+    if (opt->count() && !path->empty()) given.emplace_back(opt->get_name(), *path);
+  for (const auto& [flag, path] : given) {
+    for (const auto& in : inputs)
+      if (output_replaces(path, in))
+        throw InputError(flag + " '" + path + "': would replace the input '" + in + "'; write it elsewhere");
+    for (const auto& [other_flag, other] : given) {
+      std::error_code ec;
+      if (&other != &path && (other == path || std::filesystem::equivalent(other, path, ec)))
+        throw InputError(flag + " '" + path + "' and " + other_flag + " name one file; give each its own");
+    }
+  }
 }
 
 int finish_comparison(const GateFlags& f, const compare::Comparison& c) {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "cli/commands.hpp"
+#include "cli/gate_flags.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "compare/comparison.hpp"
@@ -76,21 +77,14 @@ Action add_report_command(CLI::App& app) {
 
     // -o must not replace a document the page is made from (it would be lost, HTML in its place):
     // an argument itself, or a document in an argument's folder or in a session folder inside it.
-    std::error_code ec;
-    const auto replaces = [&](const std::string& arg) {
-      if (std::filesystem::equivalent(f->out, arg, ec)) return true;
-      if (!std::filesystem::is_directory(arg, ec) || !store::has_document_name(f->out) ||
-          !std::filesystem::is_regular_file(f->out, ec))
-        return false;
-      const std::filesystem::path parent = std::filesystem::absolute(f->out, ec).parent_path();
-      return std::filesystem::equivalent(parent, arg, ec) || std::filesystem::equivalent(parent.parent_path(), arg, ec);
-    };
     for (const auto& arg : f->results)
-      if (replaces(arg)) throw InputError("-o '" + f->out + "': is one of the RESULTS, which the page would overwrite");
-    if (!f->base.empty() && replaces(f->base))
+      if (output_replaces(f->out, arg))
+        throw InputError("-o '" + f->out + "': is one of the RESULTS, which the page would overwrite");
+    if (!f->base.empty() && output_replaces(f->out, f->base))
       throw InputError("-o '" + f->out + "': is the --compare BASE, which the page would overwrite");
-
     const std::string history_path = store::history_path(f->history_db);
+    if (output_replaces(f->out, history_path))
+      throw InputError("-o '" + f->out + "': is the history database, which the page would overwrite");
     report::ReportInputs in;
     in.title = f->title;
     in.generated_utc = utc_now();

@@ -11,6 +11,7 @@
 #include "core/atomic_file.hpp"
 #include "core/interrupt.hpp"
 #include "core/results.hpp"
+#include "core/text_syntax.hpp"
 #include "report/markdown.hpp"
 #include "report/session_summary.hpp"
 #include "runner/repeat.hpp"
@@ -39,16 +40,21 @@ bool safe_tag(const std::string& tag) {
   return std::regex_match(tag, std::regex("[A-Za-z0-9._-]*"));
 }
 
-// The group this process belongs to when a parent `--repeat` started it; a run on its own else.
+// The group this process belongs to when a parent `--repeat` started it (its session "i/n", 1 <= i
+// <= n); a run on its own else, also for a value no parent writes.
 store::SessionInfo session_from_environment() {
   store::SessionInfo s;
   const char* group = std::getenv(runner::kRunGroupEnv);
   const char* session = std::getenv(runner::kSessionEnv);
   if (!group || !session) return s;
-  std::smatch m;
-  const std::string text = session;
-  if (!std::regex_match(text, m, std::regex("([0-9]+)/([0-9]+)"))) return s;
-  return {group, std::stoi(m[1]), std::stoi(m[2])};
+  const std::string_view text = session;
+  const std::size_t slash = text.find('/');
+  if (slash == std::string_view::npos || slash > 6 || text.size() - slash - 1 > 6 || !all_digits(text.substr(0, slash)) ||
+      !all_digits(text.substr(slash + 1)))
+    return s;
+  const int i = std::stoi(std::string(text.substr(0, slash))), n = std::stoi(std::string(text.substr(slash + 1)));
+  if (i < 1 || i > n) return s;
+  return {group, i, n};
 }
 
 // --history names a database file: checked before any case runs, so that a run is never lost

@@ -37,6 +37,10 @@ void install_interrupt_handlers() {
   sa.sa_flags = SA_RESTART;
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
+  // A closed terminal or ssh session (SIGHUP) ends a run as SIGTERM does, with its document
+  // finished; unless the hangup is ignored (nohup), which stays so.
+  struct sigaction old {};
+  if (::sigaction(SIGHUP, nullptr, &old) == 0 && old.sa_handler != SIG_IGN) ::sigaction(SIGHUP, &sa, nullptr);
 }
 
 std::string signal_name(int sig) {

@@ -2,12 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <regex>
 
 #include "backends/backend.hpp"
 #include "backends/subprocess.hpp"
@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "core/results.hpp"
+#include "core/text_syntax.hpp"
 #include "runner/devices.hpp"
 #include "runner/plan.hpp"
 #include "runner/resolve.hpp"
@@ -31,6 +32,18 @@
 namespace assay::runner {
 
 namespace {
+
+// VERSION (DESCRIBE): two words without blanks, the second in parentheses, as `assay --version`
+// prints them (after "assay "). A loop: a regex recursed per character of a long line, and crashed.
+bool is_version_line(std::string_view line) {
+  const std::size_t space = line.find(' ');
+  if (space == 0 || space == std::string_view::npos) return false;
+  const std::string_view word = line.substr(0, space), paren = line.substr(space + 1);
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
+  const auto no_blank = [&](std::string_view w) { return std::none_of(w.begin(), w.end(), blank); };
+  return no_blank(word) && paren.size() >= 3 && paren.front() == '(' && paren.back() == ')' &&
+         no_blank(paren.substr(1, paren.size() - 2));
+}
 
 struct Side {
   const char* name;  // "base", "candidate"
@@ -121,8 +134,7 @@ std::string program_version(const std::string& flag, const WorkerProgram& progra
   limits.timeout_s = 30;
   const SubprocessResult r = run_subprocess(argv, "", limits);
   std::string out = r.out.substr(0, r.out.find('\n'));
-  static const std::regex assay_version(R"(^assay \S+ \(\S+\)$|^\S+ \(\S+\)$)");
-  if (!r.started || r.exit_code != 0 || !std::regex_match(out, assay_version))
+  if (!r.started || r.exit_code != 0 || !(is_version_line(out) || (out.starts_with("assay ") && is_version_line(out.substr(6)))))
     throw InputError(flag + " '" + program.path + "': does not answer --version as assay does (" +
                      (r.started ? "exit " + std::to_string(r.exit_code) + ": '" + out + "'" : r.error) + ")");
   return out;
@@ -225,6 +237,11 @@ AbOutcome run_ab(const AbOptions& o, const std::function<void(const std::string&
           CaseRecord rec = run_case_in_worker(rc, case_timeout_s(pc), false, *sides[s].program);
           refuse_foreign_worker(sides[s], rec);
           refuse_unclean_worker(sides[s], rc, backend, rec);
+          // The interruption killed the worker: the case was cut short, it did not crash (as `run`).
+          if (const int sig = interrupt_signal(); sig && rec.status != CaseStatus::ok) {
+            rec.status = CaseStatus::interrupted;
+            rec.reason = std::string("assay was interrupted (") + signal_name(sig) + ") while the case ran";
+          }
           parts[s].push_back(std::move(rec));
         }
         // A side that is not ok ends the case for both: its pairs would be incomplete.

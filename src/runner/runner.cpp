@@ -8,6 +8,7 @@
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "backends/backend.hpp"
@@ -100,6 +101,11 @@ RunOutcome run_suite(const RunOptions& opt, const std::function<void(const std::
     resolve_case(pc, opt, CaseRound{0, rounds_of(pc, opt)}, opt.device);
     backends.push_back(pc.backend);
   }
+  // Likewise an adapter's command that cannot be read (TVM_BENCH_CMD='"unbalanced'): bad input
+  // before any case runs and before the results file exists, not an error after the cases before
+  // it ran. (Unavailable, e.g. unset, is a per-case skip, as before.)
+  for (const auto& name : std::set<std::string>(backends.begin(), backends.end()))
+    if (const Backend* b = find_backend(name)) (void)b->unavailable_reason();
   Executors ex = make_executors(opt.device, !opt.isolate, needs_cuda(backends));
   const std::vector<std::string> devices = resolve_devices(opt, ex);
   // With --devices, the run's GPU (run.device, its driver and NVML state, the doctor's line) is

@@ -1,6 +1,5 @@
 #include "runner/tune_run.hpp"
 
-#include <regex>
 
 #include <fmt/format.h>
 
@@ -14,6 +13,7 @@
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
+#include "core/text_syntax.hpp"
 #include "runner/plan.hpp"
 #include "runner/resolve.hpp"
 #include "runner/results_file.hpp"
@@ -102,16 +102,15 @@ class RunnerEvaluator : public tune::Evaluator {
 }  // namespace
 
 TuneVariant parse_tune_variant(const std::string& text, const std::string& origin) {
-  static const std::regex head(R"(([A-Za-z0-9_.@:+-]+)=([A-Za-z0-9_.@:+-]+))");
   std::vector<std::string> parts;
   std::size_t at = 0;
   for (std::size_t comma; (comma = text.find(',', at)) != std::string::npos; at = comma + 1)
     parts.push_back(text.substr(at, comma - at));
   parts.push_back(text.substr(at));
-  std::smatch m;
-  if (!std::regex_match(parts[0], m, head))
+  const std::size_t eq = parts[0].find('=');
+  if (eq == std::string::npos || !is_variant_word(parts[0].substr(0, eq)) || !is_variant_word(parts[0].substr(eq + 1)))
     throw InputError(origin + " '" + text + "': use NAME=BACKEND[,VAR=value...], e.g. wide=assay@wgmma_128x256");
-  TuneVariant v{m[1], m[2], {}};
+  TuneVariant v{parts[0].substr(0, eq), parts[0].substr(eq + 1), {}};
   v.origin = origin;
   for (std::size_t i = 1; i < parts.size(); ++i) {
     if (!is_env_setting(parts[i])) throw InputError(origin + " '" + text + "': '" + parts[i] + "' is not VAR=value");

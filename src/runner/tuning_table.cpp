@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <regex>
 
 #include "backends/backend.hpp"
 #include "core/atomic_file.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "core/text_syntax.hpp"
 #include "runner/tune_run.hpp"
 #include "runner/worker.hpp"
 
@@ -117,6 +117,31 @@ std::string tuning_table_json(const TuningTable& t) {
   return j.dump(1) + "\n";
 }
 
+namespace {
+
+// A class as shape_class() writes it: a dtype, then name=0/1 (or any integer) or name~2^e,
+// comma-separated. A loop, not a regex: a long class string overflowed std::regex's recursion.
+bool is_shape_class(const std::string& text) {
+  const std::size_t slash = text.find('/');
+  if (slash == std::string::npos || !parse_dtype(text.substr(0, slash))) return false;
+  const std::string_view items = std::string_view(text).substr(slash + 1);
+  if (items.empty()) return true;
+  for (std::size_t at = 0;;) {
+    const std::size_t comma = items.find(',', at);
+    const std::string_view item = items.substr(at, comma == std::string_view::npos ? std::string_view::npos : comma - at);
+    const std::size_t op = item.find_first_of("=~");
+    if (op == std::string_view::npos || !is_identifier(item.substr(0, op))) return false;
+    const std::string_view value = item.substr(op + 1);
+    const bool ok = item[op] == '=' ? all_digits(value.starts_with('-') ? value.substr(1) : value)
+                                    : value.starts_with("2^") && all_digits(value.substr(2));
+    if (!ok) return false;
+    if (comma == std::string_view::npos) return true;
+    at = comma + 1;
+  }
+}
+
+}  // namespace
+
 TuningTable load_tuning_table(const std::string& path) {
   nlohmann::json j;
   try {
@@ -142,15 +167,12 @@ TuningTable load_tuning_table(const std::string& path) {
   t.baseline = str(j, "baseline", "$.");
   t.applies_to = str(j, "applies_to", "$.");
   if (!j.contains("entries") || !j["entries"].is_array()) throw InputError(path + ": field '$.entries' must be an array");
-  // A class as shape_class() writes it: a dtype, then name=0/1 or name~2^e, comma-separated.
-  static const std::regex class_syntax(R"(([A-Za-z0-9_]+)/([A-Za-z_][A-Za-z0-9_]*(=-?[0-9]+|~2\^[0-9]+)(,|$))*)");
   for (std::size_t i = 0; i < j["entries"].size(); ++i) {
     const auto& o = j["entries"][i];
     const std::string at = "$.entries[" + std::to_string(i) + "].";
     TuningEntry e;
     e.shape_class = str(o, "class", at);
-    std::smatch m;
-    if (!std::regex_match(e.shape_class, m, class_syntax) || !parse_dtype(m[1].str()) || e.shape_class.ends_with(","))
+    if (!is_shape_class(e.shape_class))
       throw InputError(path + ": field '" + at + "class' is '" + e.shape_class +
                        "', not a shape class (e.g. f16/k~2^12,m~2^12,n~2^12)");
     for (const auto& prior : t.entries)

@@ -5,11 +5,11 @@
 // later worker measures. A case that
 // faults, aborts or hangs takes only its worker with it; the GPU is clean again for the next
 // case because the driver tears down the dead process's context.
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "core/results.hpp"
+#include "core/text_syntax.hpp"
 #include "verify/resolved_case.hpp"
 
 namespace assay::runner {
@@ -19,10 +19,7 @@ namespace assay::runner {
 // (`assay profile`: the profiler's command line, which ends where the worker's begins).
 // A setting passed to workers through env(1): NAME=value, NAME a shell-style variable name (env
 // takes anything else as its option or command). Suites, tune variants, tables and ab check it.
-inline bool is_env_setting(const std::string& text) {
-  static const std::regex setting("[A-Za-z_][A-Za-z0-9_]*=.*");
-  return std::regex_match(text, setting);
-}
+using assay::is_env_setting;  // core/text_syntax.hpp
 
 struct WorkerProgram {
   std::string path;

@@ -6,7 +6,6 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -15,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/ids.hpp"
 #include "core/results.hpp"
+#include "core/text_syntax.hpp"
 #include "suite/suite.hpp"
 #include "suite/toml_prescan.hpp"
 
@@ -356,9 +356,8 @@ class Parser {
       if (!tune) fail(*n, field + ".tune", "must be a table");
       if (const auto* v = tune->get("variants")) {
         b.tune_variants_pos = pos(*v);
-        static const std::regex variant(R"([A-Za-z0-9_.@:+-]+=[A-Za-z0-9_.@:+-]+(,[A-Za-z_][A-Za-z0-9_]*=[^,]*)*)");
         for (const auto& text : strings_of(*v, field + ".tune.variants")) {
-          if (!std::regex_match(text, variant))
+          if (!is_tune_variant(text))
             fail(*v, field + ".tune.variants",
                  "'" + text + "' is not NAME=BACKEND[,VAR=value...] (e.g. wide=assay@wgmma_128x256)");
           b.tune_variants.push_back(text);

@@ -1,6 +1,7 @@
 #pragma once
 // Runs the built assay binary for end-to-end tests: exit code and output, fresh folders.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -101,6 +102,7 @@ inline pid_t spawn_quiet(const std::string& bin, const std::vector<std::string>&
     const int null_fd = ::open("/dev/null", O_WRONLY);
     dup2(null_fd, 1);
     dup2(null_fd, 2);
+    signal(SIGHUP, SIG_DFL);  // as from a terminal, whatever the test runner's (nohup ignores it)
     for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
     std::vector<char*> argv{const_cast<char*>(bin.c_str())};
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));

@@ -228,6 +228,20 @@ TEST(Adapters, UnsetHookIsSkippedWithTheVariableName) {
   fs::remove_all(out);
 }
 
+// A command that cannot be read as words (an unbalanced quote) is bad input, named by its
+// variable, before any case runs: no results file. (It had run the cpu case first, then exited 3
+// with a half-written document.)
+TEST(Adapters, AnUnreadableCommandIsBadInputBeforeAnyCase) {
+  const fs::path out = fresh_dir("adapter-unreadable");
+  const auto r = run_assay("run tests/data/adapter_fake.toml --device cpu --no-history --out " + out.string(),
+                           "TVM_BENCH_CMD='\"python3 tests/adapters/fake_adapter.py ok'");
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("assay: error: TVM_BENCH_CMD: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unterminated double quote"), std::string::npos) << r.out;
+  EXPECT_TRUE(!fs::exists(out) || files_in(out, ".json").empty()) << r.out;
+  fs::remove_all(out);
+}
+
 TEST(AdapterProtocol, ReplyValidation) {
   EXPECT_THROW(adapter::parse_reply("{\"status\": \"ok\"}", "check"), InternalError);
   EXPECT_THROW(adapter::parse_reply("{\"status\": \"maybe\"}", "check"), InternalError);

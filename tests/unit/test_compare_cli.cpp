@@ -112,6 +112,40 @@ TEST(CompareCli, BadInputIsOneLineAndExitThree) {
   EXPECT_FALSE(fs::exists(d / ".assay"));  // reading never created a history
 }
 
+// An output must not replace what the comparison reads: a results file, a document in a results
+// folder, the history database (each was overwritten with exit 0), or another output. Paths the
+// system refuses (a name over 255 bytes) are bad input too, not an internal error; --resamples
+// is bounded.
+TEST(CompareCli, OutputsNeverReplaceInputsAndBadPathsAreBadInput) {
+  const fs::path d = assay::test::fresh_test_dir("outputs_over_inputs");
+  write_pair(d, 1.0);
+  fs::create_directories(d / "fold");
+  fs::copy_file(d / "cand.json", d / "fold" / "cand.json");
+  write_file_atomically(d / "history.db", "not touched");
+  const std::string base = read_text_file(d / "base.json");
+  const std::string long_name(300, 'a');
+  const std::vector<std::vector<std::string>> bad = {
+      {"compare", "base.json", "cand.json", "--markdown", "base.json"},
+      {"compare", "base.json", "cand.json", "--csv", "./cand.json"},
+      {"compare", "base.json", "fold", "--bmf", "fold/cand.json"},
+      {"compare", "base.json", "cand.json", "--history", "history.db", "--junit", "history.db"},
+      {"compare", "base.json", "cand.json", "--markdown", "o.md", "--csv", "o.md"},
+      {"compare", "base.json", "cand.json", "--markdown", long_name + "/o.md"},
+      {"compare", "base.json", long_name},
+      {"compare", "base.json", "cand.json", "--resamples", "2000000000"},
+  };
+  for (const auto& args : bad) {
+    const Outcome r = run_assay_in(d, args);
+    EXPECT_EQ(r.code, 3) << args.back().substr(0, 40) << ": " << r.out;
+    EXPECT_EQ(line_count(r.out), 1u) << r.out;
+    EXPECT_EQ(r.out.rfind("assay: error: ", 0), 0u) << r.out;
+  }
+  EXPECT_EQ(read_text_file(d / "base.json"), base);
+  EXPECT_EQ(read_text_file(d / "history.db"), "not touched");
+  EXPECT_TRUE(fs::exists(d / "fold" / "cand.json"));
+  EXPECT_FALSE(fs::exists(d / "o.md"));
+}
+
 TEST(CompareCli, RunRepeatHistoryAndCompareByTag) {
   const fs::path d = assay::test::fresh_test_dir("e2e");
   const std::string suite = source_dir() + "/tests/data/cpu_small.toml";

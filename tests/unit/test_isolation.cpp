@@ -300,10 +300,10 @@ int wait_exit_code(pid_t pid, double timeout_s) {
 
 }  // namespace
 
-// Ctrl-C (or SIGTERM) ends the whole tree at once; the results say what finished, what was cut
-// short and what never ran, and the Markdown is written.
+// Ctrl-C (or SIGTERM, or SIGHUP from a closed terminal) ends the whole tree at once; the results
+// say what finished, what was cut short and what never ran, and the Markdown is written.
 TEST(Isolation, AnInterruptedRunEndsItsWorkersAndKeepsWhatFinished) {
-  for (const int sig : {SIGINT, SIGTERM}) {
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
     const fs::path dir = fresh_dir("interrupt-" + std::to_string(sig));
     const std::string mark = "interrupt-" + std::to_string(getpid()) + "-" + std::to_string(sig);
     const pid_t pid = start_hanging_run(dir, mark);
