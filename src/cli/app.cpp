@@ -78,7 +78,14 @@ int run_cli(int argc, char** argv) {
   for (auto& [sub, action] : actions) {
     if (!sub->parsed()) continue;
     try {
-      return action();
+      const int code = action();
+      // What a command printed (a --json document, a table) must have reached its reader: a full
+      // disk or a closed pipe is an error, not exit 0 with the output lost.
+      if (!std::cout.flush()) {
+        std::cerr << "assay: error: the standard output could not be written (a full disk, or a closed file)\n";
+        return code == 0 ? static_cast<int>(ExitCode::internal) : code;
+      }
+      return code;
     } catch (const assay::Error& e) {
       std::cerr << "assay: error: " << e.what() << "\n";
       return static_cast<int>(e.code());

@@ -58,6 +58,14 @@ TEST(Cli, ListShowsWorkloadsBackendsDevices) {
   EXPECT_NE(r.out.find("devices:"), std::string::npos);
 }
 
+// Output that cannot reach its reader (a full disk: /dev/full) is an error, not exit 0 with the
+// output lost; the message goes to stderr.
+TEST(Cli, AnUnwritableStandardOutputIsAnError) {
+  const auto r = run_program("sh", "-c '" + assay_bin() + " list > /dev/full'");  // stderr still captured
+  EXPECT_EQ(r.code, 4) << r.out;
+  EXPECT_NE(r.out.find("assay: error: the standard output could not be written"), std::string::npos) << r.out;
+}
+
 TEST(Cli, WholeCpuRunWritesAValidResultsFile) {
   const fs::path out = fresh_dir("run");
   const auto r = run("run tests/data/cpu_small.toml --device cpu --tag smoke --out " + out.string());
