@@ -165,7 +165,10 @@ Summary summarize(std::span<const double> samples) {
   r.p95 = percentile_sorted(s, 95);
   r.p99 = percentile_sorted(s, 99);
   const auto half = batch_median_ci_halfwidth(samples, 0.95);
-  const MedianCi ci = union_with_batch(median_ci_sorted(s, 0.95), r.median, half);
+  MedianCi ci = union_with_batch(median_ci_sorted(s, 0.95), r.median, half);
+  // The batch part is a symmetric t interval: with a few far-off batches it can reach below zero,
+  // which no median of times (or of any non-negative data) can be. The record says 0 there.
+  if (r.min >= 0.0) ci.ci.lo = std::max(ci.ci.lo, 0.0);
   r.median_ci = ci.ci;
   r.median_ci_rel_halfwidth = relative_halfwidth(ci, r.median);
   if (half) r.median_ci_batch_rel_halfwidth = relative(*half, r.median);

@@ -130,6 +130,18 @@ TEST(Summary, SingleSample) {
   EXPECT_EQ(s.median_ci_rel_halfwidth, kInf);
 }
 
+// Ten batches whose medians are 1 (six) and 1000 (four): the batch t interval around the median
+// 1 reaches far below zero; the median CI of non-negative data stops at 0.
+TEST(Summary, TheMedianCiOfNonNegativeDataStaysAtOrAboveZero) {
+  std::vector<double> x;
+  for (int b = 0; b < 10; ++b)
+    for (int i = 0; i < 6; ++i) x.push_back(b % 5 < 3 ? 1.0 + 0.01 * i : 1000.0 + i);
+  const Summary r = summarize(x);
+  EXPECT_LT(r.median, 10.0);
+  EXPECT_EQ(r.median_ci.lo, 0.0);
+  EXPECT_GT(r.median_ci.hi, 100.0);
+}
+
 TEST(Summary, EmptyThrows) {
   EXPECT_THROW(summarize(std::vector<double>{}), std::invalid_argument);
 }
