@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -40,21 +41,26 @@ bool safe_tag(const std::string& tag) {
   return std::regex_match(tag, std::regex("[A-Za-z0-9._-]*"));
 }
 
-// The group this process belongs to when a parent `--repeat` started it (its session "i/n", 1 <= i
-// <= n); a run on its own else, also for a value no parent writes.
-store::SessionInfo session_from_environment() {
-  store::SessionInfo s;
-  const char* group = std::getenv(runner::kRunGroupEnv);
-  const char* session = std::getenv(runner::kSessionEnv);
-  if (!group || !session) return s;
-  const std::string_view text = session;
+// "I/N" with 1 <= I <= N, each at most 6 digits (a shard, a session of a repeat); none otherwise.
+std::optional<std::pair<int, int>> index_of_count(std::string_view text) {
   const std::size_t slash = text.find('/');
   if (slash == std::string_view::npos || slash > 6 || text.size() - slash - 1 > 6 || !all_digits(text.substr(0, slash)) ||
       !all_digits(text.substr(slash + 1)))
-    return s;
+    return std::nullopt;
   const int i = std::stoi(std::string(text.substr(0, slash))), n = std::stoi(std::string(text.substr(slash + 1)));
-  if (i < 1 || i > n) return s;
-  return {group, i, n};
+  if (i < 1 || i > n) return std::nullopt;
+  return std::pair{i, n};
+}
+
+// The group this process belongs to when a parent `--repeat` started it (its session "i/n"); a
+// run on its own else, also for a value no parent writes.
+store::SessionInfo session_from_environment() {
+  const char* group = std::getenv(runner::kRunGroupEnv);
+  const char* session = std::getenv(runner::kSessionEnv);
+  if (!group || !session) return {};
+  const auto in = index_of_count(session);
+  if (!in) return {};
+  return {group, in->first, in->second};
 }
 
 // --history names a database file: checked before any case runs, so that a run is never lost
@@ -285,12 +291,10 @@ Action add_run_command(CLI::App& app, const std::vector<std::string>& argv, bool
                          "': use 'all' or GPU indices, e.g. 0,2");
     }
     if (f.shard_given) {
-      std::smatch m;
-      if (!std::regex_match(f.shard, m, std::regex("([0-9]{1,6})/([0-9]{1,6})")) || std::stoi(m[1]) < 1 ||
-          std::stoi(m[1]) > std::stoi(m[2]))
-        throw InputError("--shard '" + f.shard + "': use I/N with 1 <= I <= N, e.g. 2/8");
-      f.opt.shard_index = std::stoi(m[1]);
-      f.opt.shard_count = std::stoi(m[2]);
+      const auto in = index_of_count(f.shard);
+      if (!in) throw InputError("--shard '" + f.shard + "': use I/N with 1 <= I <= N, e.g. 2/8");
+      f.opt.shard_index = in->first;
+      f.opt.shard_count = in->second;
     }
     install_interrupt_handlers();
     return f.repeat > 1 ? run_repeated(f) : run_once(f);
